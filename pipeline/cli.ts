@@ -1,0 +1,116 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { loadProfile, loadStudy, profileNames, studyNames, systemNames } from "./lib/catalog.ts";
+import { ParseError, UserError } from "./lib/errors.ts";
+import { fromCsv, fromJsonl } from "./lib/records.ts";
+import { describeErrors, validateManifest } from "./lib/schema.ts";
+import { parserFor } from "./parsers/index.ts";
+import { publish } from "./publish/publish.ts";
+import { runSuite } from "./runner/run.ts";
+
+// The `samebox` command. Every user mistake ends as one line on stderr and exit code 2.
+
+const list = (v: string): string[] => v.split(",").map((s) => s.trim()).filter(Boolean);
+const positiveInt = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 50) throw new InvalidArgumentError("expected a whole number from 1 to 50");
+  return n;
+};
+
+const program = new Command()
+  .name("samebox")
+  .description("Run benchmark suites, normalize every tool's output into one long-format table, publish site data.")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  });
+
+program
+  .command("run")
+  .description("run a suite profile; writes data/runs/<run-id>/ (never overwrites one)")
+  .requiredOption("-p, --profile <name>", `suite profile (${profileNames().join(", ")}) or a path to a profile .json`)
+  .option("-s, --studies <list>", "comma-separated studies (default: all in the profile)", list)
+  .option("-S, --systems <list>", "comma-separated systems (default: all in the profile)", list)
+  .option("-w, --workloads <list>", "comma-separated workloads (default: all in the profile)", list)
+  .option("-r, --repetitions <n>", "repetitions per cell (default: the profile's)", positiveInt)
+  .option("--run-id <id>", "run id (default: <UTC timestamp>-<profile>-<host>)")
+  .option("--skip-install", "do not run the systems' install verbs")
+  .option("--dry-run", "print the cells that would run and exit")
+  .action(async (o) => {
+    const { runDir, manifest, exitCode } = await runSuite({
+      profile: o.profile, studies: o.studies, systems: o.systems, workloads: o.workloads,
+      repetitions: o.repetitions, runId: o.runId, skipInstall: o.skipInstall, dryRun: o.dryRun,
+    });
+    if (o.dryRun) return;
+    const s = manifest.summary as Record<string, number>;
+    const failed = (manifest.cells as Array<{ id: string; status: string; reason: string; log: string }>).filter((c) => c.status === "failed" || c.status === "wrong_answer");
+    for (const c of failed.slice(0, 20)) process.stderr.write(`  ${c.status}: ${c.id}: ${c.reason} (log: ${path.join(runDir, c.log)})\n`);
+    process.stdout.write(`run ${manifest.run_id}: ${s.ok} ok, ${s.failed} failed, ${s.wrong_answer} wrong answer, ${s.skipped} skipped in ${manifest.duration_s}s -> ${runDir}\n`);
+    process.exitCode = exitCode;
+  });
+
+program
+  .command("publish")
+  .description("validate everything in data/ and write the site's data files (idempotent)")
+  .action(async () => {
+    const r = await publish();
+    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+    process.stdout.write(`published ${r.records} records from ${r.runs} runs and data/published; changed: ${r.changed.length ? r.changed.join(", ") : "nothing"}\n`);
+  });
+
+program
+  .command("validate")
+  .description("check a run folder (manifest and records) against the schemas")
+  .argument("<run-dir...>", "data/runs/<run-id> folder(s)")
+  .action((dirs: string[]) => {
+    for (const dir of dirs) {
+      const mfile = path.join(dir, "manifest.json");
+      if (!existsSync(mfile)) throw new UserError(`${dir}: no manifest.json (is it a data/runs/<run-id> folder?)`);
+      let m: Record<string, unknown>;
+      try { m = JSON.parse(readFileSync(mfile, "utf8")); } catch (e) { throw new UserError(`${mfile}: not JSON: ${(e as Error).message}`); }
+      if (!validateManifest(m)) throw new UserError(`${mfile}: ${describeErrors(validateManifest.errors)}`);
+      if (m.run_id !== path.basename(path.resolve(dir))) throw new UserError(`${mfile}: run_id '${String(m.run_id)}' does not match folder name '${path.basename(path.resolve(dir))}'`);
+      const jsonl = path.join(dir, "records.jsonl");
+      const csv = path.join(dir, "records.csv");
+      const a = existsSync(jsonl) ? fromJsonl(readFileSync(jsonl, "utf8"), jsonl) : [];
+      const b = existsSync(csv) ? fromCsv(readFileSync(csv, "utf8"), csv) : [];
+      if (existsSync(jsonl) && existsSync(csv) && a.length !== b.length) throw new UserError(`${dir}: records.jsonl has ${a.length} records but records.csv has ${b.length}`);
+      process.stdout.write(`${dir}: valid (${Math.max(a.length, b.length)} records, ${(m.cells as unknown[]).length} cells)\n`);
+    }
+  });
+
+program
+  .command("list")
+  .description("list studies (with workloads), systems and profiles")
+  .action(() => {
+    process.stdout.write(`profiles: ${profileNames().join(", ")}\nsystems: ${systemNames().join(", ")}\nstudies:\n`);
+    for (const s of studyNames()) {
+      const st = loadStudy(s);
+      process.stdout.write(`  ${s}: ${st.title}\n    workloads: ${st.workloads.map((w) => w.name).join(", ")}\n`);
+    }
+    for (const p of profileNames()) loadProfile(p); // fails loudly on a malformed profile
+  });
+
+program
+  .command("parse")
+  .description("parse one tool output (a cell folder or a stdout file) and print its measurements as JSON lines")
+  .argument("<tool>", "parser name, e.g. sysbench, pgbench, hyperfine")
+  .argument("<path>", "a cell folder (with stdout.txt) or a raw output file")
+  .action((tool: string, p: string) => {
+    const parser = parserFor(tool);
+    if (!existsSync(p)) throw new UserError(`no such file or folder: ${p}`);
+    const isDir = existsSync(path.join(p, "stdout.txt"));
+    const stdout = readFileSync(isDir ? path.join(p, "stdout.txt") : p, "utf8");
+    for (const m of parser({ cellDir: isDir ? p : path.dirname(p), stdout, workload: {} })) process.stdout.write(JSON.stringify(m) + "\n");
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof UserError || e instanceof ParseError) {
+    process.stderr.write(`samebox: ${e.message}\n`);
+    process.exit(2);
+  }
+  throw e;
+}

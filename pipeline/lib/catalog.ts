@@ -1,0 +1,108 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { systemsDir, studiesDir, profilesDir } from "./paths.ts";
+import { UserError, oneOf } from "./errors.ts";
+import { assertValid, validateProfile } from "./schema.ts";
+
+// What exists is what is on disk: a system is a folder in bench-scripts/systems, a study a folder in
+// bench-scripts/studies, a workload a JSON file in its workloads/, a profile a JSON file in pipeline/profiles.
+
+export interface SystemDef { name: string; label: string; kind: "server" | "embedded"; dir: string; [k: string]: unknown }
+export interface WorkloadDef { name: string; title?: string; tool: string; systems: string[]; file: string; [k: string]: unknown }
+export interface StudyDef { name: string; title: string; seed?: string; systems: string[]; description?: string; dir: string; workloads: WorkloadDef[]; [k: string]: unknown }
+export interface StudyProfile {
+  systems: string[];
+  workloads?: string[];
+  concurrency: number[];
+  variants?: string[];
+  repetitions?: number;
+  cell_timeout_s?: number;
+  env: Record<string, string | number>;
+}
+export interface Profile { name: string; description: string; repetitions: number; studies: Record<string, StudyProfile> }
+
+function readJson(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new UserError(`cannot read ${file}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+function subdirs(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((n) => statSync(path.join(dir, n)).isDirectory()).sort();
+}
+
+export function systemNames(): string[] {
+  return subdirs(systemsDir).filter((n) => existsSync(path.join(systemsDir, n, "system.json")));
+}
+
+export function loadSystem(name: string): SystemDef {
+  const names = systemNames();
+  if (!names.includes(name)) throw oneOf("system", name, names);
+  const dir = path.join(systemsDir, name);
+  const def = readJson(path.join(dir, "system.json"));
+  if (def.name !== name) throw new UserError(`${dir}/system.json: name '${String(def.name)}' does not match its folder '${name}'`);
+  return { ...def, dir } as SystemDef;
+}
+
+export function studyNames(): string[] {
+  return subdirs(studiesDir).filter((n) => existsSync(path.join(studiesDir, n, "study.json")));
+}
+
+export function loadStudy(name: string): StudyDef {
+  const names = studyNames();
+  if (!names.includes(name)) throw oneOf("study", name, names);
+  const dir = path.join(studiesDir, name);
+  const def = readJson(path.join(dir, "study.json"));
+  const wdir = path.join(dir, "workloads");
+  const workloads = existsSync(wdir)
+    ? readdirSync(wdir)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .map((f) => {
+          const file = path.join(wdir, f);
+          const w = readJson(file);
+          for (const key of ["name", "tool", "systems"]) {
+            if (!(key in w)) throw new UserError(`${file}: missing '${key}' (a workload needs name, tool, systems)`);
+          }
+          if (w.name !== f.replace(/\.json$/, "")) throw new UserError(`${file}: name '${String(w.name)}' does not match its file name`);
+          return { ...w, file } as WorkloadDef;
+        })
+    : [];
+  return { ...def, dir, workloads } as StudyDef;
+}
+
+export function profileNames(): string[] {
+  return readdirSync(profilesDir).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, "")).sort();
+}
+
+export function loadProfile(nameOrPath: string): Profile {
+  let file: string;
+  if (nameOrPath.endsWith(".json")) file = path.resolve(nameOrPath);
+  else {
+    const names = profileNames();
+    if (!names.includes(nameOrPath)) throw oneOf("profile", nameOrPath, names);
+    file = path.join(profilesDir, `${nameOrPath}.json`);
+  }
+  const p = readJson(file);
+  assertValid(validateProfile, p, `profile ${file}`);
+  const profile = p as unknown as Profile;
+  // Cross-check names so a typo in a profile fails before anything runs.
+  for (const [study, sp] of Object.entries(profile.studies)) {
+    const def = loadStudy(study);
+    for (const s of sp.systems) if (!systemNames().includes(s)) throw new UserError(`profile ${profile.name}: study ${study}: unknown system '${s}'; valid: ${systemNames().join(", ")}`);
+    for (const w of sp.workloads ?? []) {
+      const valid = def.workloads.map((x) => x.name);
+      if (!valid.includes(w)) throw new UserError(`profile ${profile.name}: study ${study}: unknown workload '${w}'; valid: ${valid.join(", ")}`);
+    }
+  }
+  return profile;
+}

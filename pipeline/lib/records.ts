@@ -1,0 +1,79 @@
+import { csvFormat, csvParse } from "d3-dsv";
+import { ParseError } from "./errors.ts";
+import { recordColumns, validateRecord, describeErrors } from "./schema.ts";
+
+export type Unit = "tx/s" | "q/s" | "calls/s" | "ms" | "us" | "s" | "count" | "MiB" | "MB" | "%" | "ratio" | "rows" | "bytes" | "usd";
+
+// What a parser returns: one number of one cell. The runner adds the cell's identity.
+export interface Measurement {
+  metric: string;
+  value: number;
+  unit: Unit;
+  t?: number | null;
+  variant?: string;
+  repetition?: number;
+}
+
+export interface ResultRecord {
+  run_id: string;
+  source: "measured" | "published";
+  study: string;
+  workload: string;
+  system: string;
+  system_version: string;
+  variant: string;
+  concurrency: number;
+  repetition: number;
+  metric: string;
+  value: number;
+  unit: Unit;
+  t: number | null;
+  profile: string;
+  machine: string;
+  commit: string;
+}
+
+export function toCsv(records: ResultRecord[]): string {
+  // t=null is written as an empty field, read back as null.
+  return csvFormat(records.map((r) => ({ ...r, t: r.t ?? "" })) as unknown as Record<string, string>[], recordColumns) + "\n";
+}
+
+export function toJsonl(records: ResultRecord[]): string {
+  return records.map((r) => JSON.stringify(r)).join("\n") + (records.length ? "\n" : "");
+}
+
+// Reads records.csv / data/published/*.csv; every row is checked against the schema and the first
+// bad row is reported by file and line.
+export function fromCsv(text: string, fileLabel: string): ResultRecord[] {
+  const rows = csvParse(text);
+  const missing = recordColumns.filter((c) => !rows.columns.includes(c));
+  if (missing.length) throw new ParseError(`${fileLabel}: missing column(s) ${missing.join(", ")}; expected header: ${recordColumns.join(",")}`);
+  return rows.map((row, i) => {
+    const rec = {
+      ...row,
+      concurrency: Number(row.concurrency),
+      repetition: Number(row.repetition),
+      value: Number(row.value),
+      t: row.t === "" || row.t === undefined ? null : Number(row.t),
+    } as unknown as ResultRecord;
+    for (const k of Object.keys(rec)) if (!recordColumns.includes(k)) delete (rec as unknown as Record<string, unknown>)[k];
+    if (!validateRecord(rec)) throw new ParseError(`${fileLabel} line ${i + 2}: ${describeErrors(validateRecord.errors)}`);
+    return rec;
+  });
+}
+
+export function fromJsonl(text: string, fileLabel: string): ResultRecord[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((line, i) => {
+      let rec: unknown;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        throw new ParseError(`${fileLabel} line ${i + 1}: not JSON`);
+      }
+      if (!validateRecord(rec)) throw new ParseError(`${fileLabel} line ${i + 1}: ${describeErrors(validateRecord.errors)}`);
+      return rec as ResultRecord;
+    });
+}

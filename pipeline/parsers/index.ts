@@ -1,0 +1,23 @@
+import type { Measurement } from "../lib/records.ts";
+import { oneOf } from "../lib/errors.ts";
+import * as sysbench from "./sysbench.ts";
+import * as pgbench from "./pgbench.ts";
+
+export interface ParseContext {
+  cellDir: string;
+  stdout: string;
+  workload: Record<string, unknown>;
+}
+export type Parser = (ctx: ParseContext) => Measurement[];
+
+// A workload's "tool" names its parser here. Adding a tool = one parser file + one line.
+export const parsers: Record<string, Parser> = {
+  sysbench: sysbench.parse,
+  pgbench: pgbench.parse,
+};
+
+export function parserFor(tool: string): Parser {
+  const p = parsers[tool];
+  if (!p) throw oneOf("tool", tool, Object.keys(parsers));
+  return p;
+}

@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { execFileSync } from "node:child_process";
+
+export interface CloudInfo { provider: string; instance_type: string; region: string; ami_id: string }
+export interface MachineInfo {
+  label: string;
+  hostname: string;
+  cpu_model: string;
+  cores: number;
+  memory_bytes: number;
+  kernel: string;
+  os: string;
+  cloud: CloudInfo | null;
+  topology: "single" | "split";
+}
+
+function osPrettyName(): string {
+  try {
+    const m = readFileSync("/etc/os-release", "utf8").match(/^PRETTY_NAME="?([^"\n]*)"?/m);
+    if (m) return m[1];
+  } catch { /* not Linux */ }
+  return `${os.type()} ${os.release()}`;
+}
+
+function readDmi(field: string): string {
+  try {
+    return readFileSync(`/sys/devices/virtual/dmi/id/${field}`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+// Only on EC2 (DMI says so) do we ask the instance metadata service (IMDSv2), so local runs never send
+// traffic anywhere. SAMEBOX_CLOUD_* variables, set by the box's user data, win over what IMDS says.
+async function ec2Info(): Promise<CloudInfo | null> {
+  const env = process.env;
+  const fromEnv = env.SAMEBOX_CLOUD_INSTANCE_TYPE
+    ? { provider: env.SAMEBOX_CLOUD_PROVIDER ?? "aws", instance_type: env.SAMEBOX_CLOUD_INSTANCE_TYPE, region: env.SAMEBOX_CLOUD_REGION ?? "", ami_id: env.SAMEBOX_CLOUD_AMI_ID ?? "" }
+    : null;
+  const onEc2 = /Amazon EC2/i.test(readDmi("sys_vendor")) || /^ec2/i.test(readDmi("product_uuid"));
+  if (!onEc2) return fromEnv;
+  const base = "http://169.254.169.254/latest";
+  try {
+    const token = await (await fetch(`${base}/api/token`, { method: "PUT", headers: { "X-aws-ec2-metadata-token-ttl-seconds": "300" }, signal: AbortSignal.timeout(2000) })).text();
+    const get = async (p: string) => (await fetch(`${base}/meta-data/${p}`, { headers: { "X-aws-ec2-metadata-token": token }, signal: AbortSignal.timeout(2000) })).text();
+    return {
+      provider: "aws",
+      instance_type: fromEnv?.instance_type || (await get("instance-type")),
+      region: fromEnv?.region || (await get("placement/region")),
+      ami_id: fromEnv?.ami_id || (await get("ami-id")),
+    };
+  } catch {
+    return fromEnv;
+  }
+}
+
+export async function machineInfo(): Promise<MachineInfo> {
+  const cpus = os.cpus();
+  const cpu_model = (cpus[0]?.model ?? "unknown CPU").replace(/\s+/g, " ").trim();
+  const cores = cpus.length;
+  const memory_bytes = os.totalmem();
+  const cloud = await ec2Info();
+  const gib = Math.round(memory_bytes / 2 ** 30);
+  const shortCpu = cpu_model.replace(/\(R\)|\(TM\)|CPU|Processor|\d+-Core/gi, "").replace(/@.*$/, "").replace(/\s+/g, " ").trim();
+  const label = cloud
+    ? `${cloud.instance_type} (${cloud.region}), ${shortCpu}`
+    : `local: ${shortCpu}, ${cores} cores, ${gib} GiB`;
+  const topology = process.env.SAMEBOX_TOPOLOGY === "split" ? "split" : "single";
+  return { label, hostname: os.hostname(), cpu_model, cores, memory_bytes, kernel: os.release(), os: osPrettyName(), cloud, topology };
+}
+
+// Versions of the tools a run may use; null when absent. One line each, as the tool prints it.
+const toolCommands: Record<string, string[]> = {
+  sysbench: ["sysbench", "--version"],
+  pgbench: ["pgbench", "--version"],
+  psql: ["psql", "--version"],
+  hyperfine: ["hyperfine", "--version"],
+  sqlite3: ["sqlite3", "--version"],
+  go: ["go", "version"],
+};
+
+export function toolVersions(): Record<string, string | null> {
+  const out: Record<string, string | null> = { node: process.version };
+  for (const [name, cmd] of Object.entries(toolCommands)) {
+    try {
+      out[name] = execFileSync(cmd[0], cmd.slice(1), { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10000 }).split("\n")[0].trim();
+    } catch {
+      out[name] = null;
+    }
+  }
+  return out;
+}
+
+export function gitInfo(cwd: string): { commit: string; dirty: boolean } {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    // Results under data/ do not make the code dirty.
+    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    return { commit, dirty: status.trim() !== "" };
+  } catch {
+    return { commit: process.env.SAMEBOX_COMMIT ?? "unknown", dirty: false };
+  }
+}
+

@@ -1,0 +1,384 @@
+import { appendFileSync, mkdirSync, writeFileSync, existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { loadProfile, loadStudy, loadSystem, systemNames, studyNames } from "../lib/catalog.ts";
+import type { Profile, StudyDef, SystemDef, WorkloadDef } from "../lib/catalog.ts";
+import { UserError, ParseError } from "../lib/errors.ts";
+import { repoRoot, runsDir } from "../lib/paths.ts";
+import { toCsv } from "../lib/records.ts";
+import type { Measurement, ResultRecord } from "../lib/records.ts";
+import { assertValid, validateManifest, validateRecord, describeErrors } from "../lib/schema.ts";
+import { parserFor } from "../parsers/index.ts";
+import { gitInfo, machineInfo, toolVersions } from "./machine.ts";
+import type { MachineInfo } from "./machine.ts";
+import { Progress } from "./progress.ts";
+import { ResourceSampler, treeMemoryMiB } from "./resources.ts";
+import { EXIT_UNAVAILABLE, EXIT_WRONG_ANSWER, parseKeyValues, runVerb } from "./verbs.ts";
+
+export interface RunOptions {
+  profile: string;
+  studies?: string[];
+  systems?: string[];
+  workloads?: string[];
+  repetitions?: number;
+  runId?: string;
+  skipInstall?: boolean;
+  dryRun?: boolean;
+}
+
+export type CellStatus = "ok" | "failed" | "skipped" | "wrong_answer";
+
+export interface Cell {
+  id: string;
+  study: string;
+  workload: string;
+  system: string;
+  concurrency: number;
+  variant: string;
+  repetition: number;
+  status: CellStatus;
+  exit_code: number | null;
+  reason: string;
+  log: string;
+  started_at: string;
+  duration_s: number;
+  cache: string;
+  records: number;
+}
+
+interface PlannedStudy {
+  study: StudyDef;
+  workloads: WorkloadDef[];
+  concurrency: number[];
+  variants: string[];
+  repetitions: number;
+  env: Record<string, string>;
+  cellTimeoutS: number;
+}
+
+export interface Plan {
+  profile: Profile;
+  systems: string[];
+  studies: Record<string, PlannedStudy>;
+  cells: Cell[];
+  config: Record<string, unknown>;
+}
+
+const DEFAULT_VARIANT = "default";
+
+function validateNames(kind: string, given: string[] | undefined, valid: string[]): void {
+  for (const g of given ?? []) if (!valid.includes(g)) throw new UserError(`unknown ${kind} '${g}'; valid: ${valid.join(", ")}`);
+}
+
+// Expands profile × requested studies/systems/workloads into the ordered list of cells.
+// Order: one system at a time (only one database runs at once, as in seed 002); within it,
+// repetition is the outer loop so the repetitions of a cell are spread over time.
+export function planRun(opts: RunOptions): Plan {
+  const profile = loadProfile(opts.profile);
+  validateNames("study", opts.studies, studyNames());
+  validateNames("system", opts.systems, systemNames());
+  const inProfile = Object.keys(profile.studies);
+  const studies = opts.studies?.length ? opts.studies : inProfile;
+  for (const s of studies) if (!inProfile.includes(s)) throw new UserError(`profile '${profile.name}' has no study '${s}'; it has: ${inProfile.join(", ")}`);
+
+  const planned: Record<string, PlannedStudy> = {};
+  const allWorkloads = new Set<string>();
+  for (const name of studies) {
+    const sp = profile.studies[name];
+    const study = loadStudy(name);
+    let workloads = study.workloads.filter((w) => !sp.workloads || sp.workloads.includes(w.name));
+    for (const w of study.workloads) allWorkloads.add(w.name);
+    if (opts.workloads?.length) workloads = workloads.filter((w) => opts.workloads!.includes(w.name));
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(sp.env)) env[k] = String(v);
+    planned[name] = {
+      study,
+      workloads,
+      concurrency: sp.concurrency,
+      variants: sp.variants ?? [DEFAULT_VARIANT],
+      repetitions: opts.repetitions ?? sp.repetitions ?? profile.repetitions,
+      env,
+      cellTimeoutS: sp.cell_timeout_s ?? 600,
+    };
+  }
+  validateNames("workload", opts.workloads, [...allWorkloads]);
+
+  const profileSystems = [...new Set(studies.flatMap((s) => profile.studies[s].systems))];
+  for (const s of opts.systems ?? []) {
+    if (!profileSystems.includes(s)) throw new UserError(`system '${s}' is not in profile '${profile.name}' for studies ${studies.join(", ")}; there: ${profileSystems.join(", ")}`);
+  }
+  const systems = opts.systems?.length ? profileSystems.filter((s) => opts.systems!.includes(s)) : profileSystems;
+
+  const cells: Cell[] = [];
+  for (const system of systems) {
+    for (const name of studies) {
+      const p = planned[name];
+      if (!profile.studies[name].systems.includes(system)) continue;
+      for (let rep = 1; rep <= p.repetitions; rep++) {
+        for (const w of p.workloads) {
+          if (!w.systems.includes(system)) continue;
+          for (const c of p.concurrency) {
+            for (const variant of p.variants) {
+              cells.push({
+                id: `${name}.${w.name}.${system}.c${c}.${variant}.r${rep}`,
+                study: name, workload: w.name, system, concurrency: c, variant, repetition: rep,
+                status: "skipped", exit_code: null, reason: "not run", log: "", started_at: "", duration_s: 0,
+                cache: typeof p.study.cache === "string" ? p.study.cache : "", records: 0,
+              });
+            }
+          }
+        }
+      }
+    }
+  }
+  if (cells.length === 0) throw new UserError(`nothing to run: profile '${profile.name}' with studies ${studies.join(", ")} and systems ${systems.join(", ") || "(none)"} gives no cells`);
+
+  const config = {
+    profile: profile.name,
+    description: profile.description,
+    studies: Object.fromEntries(Object.entries(planned).map(([n, p]) => [n, {
+      systems: profile.studies[n].systems.filter((s) => systems.includes(s)),
+      workloads: p.workloads.map((w) => w.name),
+      concurrency: p.concurrency, variants: p.variants, repetitions: p.repetitions, env: p.env, cell_timeout_s: p.cellTimeoutS,
+    }])),
+  };
+  return { profile, systems, studies: planned, cells, config };
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  return JSON.stringify(v);
+}
+
+function slug(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 30) || "host";
+}
+
+export function newRunId(profile: string, now = new Date()): string {
+  const ts = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${ts}-${slug(profile)}-${slug(os.hostname())}`;
+}
+
+function tail(text: string, lines = 3): string {
+  return text.trim().split("\n").slice(-lines).join(" | ").slice(0, 500);
+}
+
+interface SystemState { def: SystemDef; version: string; env: Record<string, string>; pids: number[]; config: Record<string, string>; status: string; reason: string }
+
+export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<{ runDir: string; manifest: Record<string, unknown>; exitCode: number }> {
+  const plan = planRun(opts);
+  const runId = opts.runId ?? newRunId(plan.profile.name);
+  if (!/^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$/.test(runId)) throw new UserError(`invalid run id '${runId}'; expected YYYYMMDDTHHMMSSZ-<lowercase-slug>, e.g. ${newRunId(plan.profile.name)}`);
+  if (opts.dryRun) {
+    for (const c of plan.cells) log(c.id);
+    log(`${plan.cells.length} cells (dry run: nothing started, nothing written)`);
+    return { runDir: "", manifest: {}, exitCode: 0 };
+  }
+
+  const runDir = path.join(runsDir(), runId);
+  mkdirSync(runsDir(), { recursive: true });
+  try {
+    mkdirSync(runDir); // not recursive: fails if it exists, so a run folder is never written twice
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new UserError(`run folder ${runDir} already exists; runs are never overwritten (choose another --run-id)`);
+    throw e;
+  }
+  mkdirSync(path.join(runDir, "cells"));
+  mkdirSync(path.join(runDir, "logs"));
+
+  const machine: MachineInfo = await machineInfo();
+  const git = gitInfo(repoRoot);
+  const startedAt = new Date();
+  const manifest: Record<string, unknown> = {
+    run_id: runId,
+    status: "running",
+    profile: plan.profile.name,
+    studies: Object.keys(plan.studies),
+    systems_requested: plan.systems,
+    started_at: startedAt.toISOString(),
+    ended_at: null,
+    duration_s: null,
+    commit: git.commit,
+    dirty: git.dirty,
+    command: process.argv.slice(1).map((a) => path.relative(repoRoot, a) || a).join(" "),
+    machine,
+    tools: toolVersions(),
+    systems: {} as Record<string, unknown>,
+    config: plan.config,
+    config_hash: "",
+    cells: plan.cells,
+    summary: { ok: 0, failed: 0, skipped: 0, wrong_answer: 0 },
+  };
+  const systemsOut = manifest.systems as Record<string, { version: string | null; config: Record<string, string>; status: string; reason: string }>;
+  const writeManifest = () => {
+    const summary = { ok: 0, failed: 0, skipped: 0, wrong_answer: 0 };
+    for (const c of plan.cells) summary[c.status]++;
+    manifest.summary = summary;
+    manifest.config_hash = createHash("sha256").update(canonicalJson({ config: plan.config, systems: Object.fromEntries(Object.entries(systemsOut).map(([k, v]) => [k, v.config])) })).digest("hex");
+    writeFileSync(path.join(runDir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+  };
+  writeManifest();
+
+  const records: ResultRecord[] = [];
+  const recordsJsonl = path.join(runDir, "records.jsonl");
+  writeFileSync(recordsJsonl, "");
+  const progress = new Progress(plan.cells.length);
+  let interrupted = false;
+  const onSignal = () => { interrupted = true; progress.note("interrupt received: finishing the current step, then stopping servers"); };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  const systemLog = (system: string, verb: string) => ({
+    stdoutFile: path.join(runDir, "logs", `${system}.${verb}.out`),
+    stderrFile: path.join(runDir, "logs", `${system}.${verb}.err`),
+  });
+  const rel = (p: string) => path.relative(runDir, p);
+
+  const markCells = (pred: (c: Cell) => boolean, status: CellStatus, reason: string, logPath: string, code: number | null) => {
+    for (const c of plan.cells) if (pred(c) && c.reason === "not run") Object.assign(c, { status, reason, log: logPath, exit_code: code });
+  };
+
+  const emit = (cell: Cell, st: SystemState, ms: Measurement[]) => {
+    const out: ResultRecord[] = ms.map((m) => ({
+      run_id: runId, source: "measured", study: cell.study, workload: cell.workload, system: cell.system,
+      system_version: st.version, variant: m.variant ?? cell.variant, concurrency: cell.concurrency,
+      repetition: m.repetition ?? cell.repetition, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null,
+      profile: plan.profile.name, machine: machine.label, commit: git.commit,
+    }));
+    for (const r of out) if (!validateRecord(r)) throw new ParseError(`record for ${cell.id} ${r.metric} is invalid: ${describeErrors(validateRecord.errors)}`);
+    records.push(...out);
+    appendFileSync(recordsJsonl, out.map((r) => JSON.stringify(r) + "\n").join(""));
+    return out.length;
+  };
+
+  for (const system of plan.systems) {
+    if (interrupted) break;
+    const def = loadSystem(system);
+    const verb = (v: string) => path.join(def.dir, v);
+    const st: SystemState = { def, version: "", env: {}, pids: [], config: {}, status: "ok", reason: "" };
+    systemsOut[system] = { version: null, config: {}, status: "pending", reason: "" };
+    const ofSystem = (c: Cell) => c.system === system;
+    let started = false;
+    try {
+      if (!opts.skipInstall) {
+        progress.note(`${system}: install`);
+        const r = await runVerb(verb("install"), [], { timeoutS: 1800, ...systemLog(system, "install") });
+        if (r.code === EXIT_UNAVAILABLE) {
+          const why = tail(r.stdout + r.stderr, 1) || "not available on this machine";
+          markCells(ofSystem, "skipped", `${system} not available here: ${why}`, `logs/${system}.install.err`, r.code);
+          Object.assign(systemsOut[system], { status: "skipped", reason: why });
+          continue;
+        }
+        if (r.code !== 0) throw Object.assign(new Error(`install failed (exit ${r.code}): ${tail(r.stderr)}`), { log: `logs/${system}.install.err`, code: r.code });
+      }
+      progress.note(`${system}: start`);
+      const s = await runVerb(verb("start"), [], { timeoutS: 300, ...systemLog(system, "start") });
+      started = true;
+      if (s.code === EXIT_UNAVAILABLE) {
+        const why = tail(s.stdout + s.stderr, 1) || "not available on this machine";
+        markCells(ofSystem, "skipped", `${system} not available here: ${why}`, `logs/${system}.start.err`, s.code);
+        Object.assign(systemsOut[system], { status: "skipped", reason: why });
+        continue;
+      }
+      if (s.code !== 0) throw Object.assign(new Error(`start failed (exit ${s.code}): ${tail(s.stderr)}`), { log: `logs/${system}.start.err`, code: s.code });
+      const chk = await runVerb(verb("check"), [], { timeoutS: 120, ...systemLog(system, "check") });
+      if (chk.code !== 0) throw Object.assign(new Error(`check failed (exit ${chk.code}): ${tail(chk.stderr)}`), { log: `logs/${system}.check.err`, code: chk.code });
+      st.version = (await runVerb(verb("version"), [], { timeoutS: 60 })).stdout.trim().split("\n")[0] ?? "";
+      st.env = parseKeyValues((await runVerb(verb("env"), [], { timeoutS: 60 })).stdout);
+      st.config = parseKeyValues((await runVerb(verb("config"), [], { timeoutS: 60 })).stdout);
+      st.pids = (await runVerb(verb("pids"), [], { timeoutS: 60 })).stdout.split(/\s+/).filter((x) => /^\d+$/.test(x)).map(Number);
+      Object.assign(systemsOut[system], { version: st.version || null, config: st.config, status: "ok", memory_after_start_mib: st.pids.length ? Math.round(treeMemoryMiB(st.pids)) : null });
+      writeManifest();
+
+      for (const [studyName, ps] of Object.entries(plan.studies)) {
+        if (interrupted) break;
+        const ofStudy = (c: Cell) => ofSystem(c) && c.study === studyName;
+        if (!plan.cells.some(ofStudy)) continue;
+        const studyVerb = (v: string) => path.join(ps.study.dir, v);
+        const baseEnv = { ...ps.env, ...st.env, SAMEBOX_RUN_DIR: runDir, SYSTEM: system, SYSTEM_DIR: def.dir };
+        progress.note(`${system}: prepare ${studyName}`);
+        const prep = await runVerb(studyVerb("prepare"), [system], { env: baseEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...systemLog(system, `${studyName}.prepare`) });
+        if (prep.code !== 0) {
+          const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
+          markCells(ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}.prepare.err`, prep.code);
+          continue;
+        }
+        for (const cell of plan.cells.filter(ofStudy)) {
+          if (interrupted) break;
+          const workload = ps.workloads.find((w) => w.name === cell.workload)!;
+          const cellDir = path.join(runDir, "cells", cell.id);
+          mkdirSync(cellDir);
+          cell.started_at = new Date().toISOString();
+          cell.log = rel(path.join(cellDir, "stderr.txt"));
+          const idleMiB = st.pids.length ? treeMemoryMiB(st.pids) : null;
+          const sampler = st.pids.length ? new ResourceSampler(st.pids) : null;
+          sampler?.start();
+          const r = await runVerb(studyVerb("run"), [system, cell.workload], {
+            env: { ...baseEnv, CELL_DIR: cellDir, THREADS: String(cell.concurrency), VARIANT: cell.variant, REPETITION: String(cell.repetition), WORKLOAD: cell.workload },
+            timeoutS: ps.cellTimeoutS,
+            stdoutFile: path.join(cellDir, "stdout.txt"),
+            stderrFile: path.join(cellDir, "stderr.txt"),
+          });
+          const res = sampler?.stop();
+          cell.duration_s = Math.round(r.seconds * 1000) / 1000;
+          cell.exit_code = r.code;
+          if (r.code === 0) {
+            try {
+              const ms = parserFor(workload.tool)({ cellDir, stdout: r.stdout, workload });
+              if (ms.length === 0) throw new ParseError(`${workload.tool} output gave no measurements`);
+              if (idleMiB !== null && res) {
+                ms.push({ metric: "mem_idle", value: Math.round(idleMiB * 10) / 10, unit: "MiB" });
+                ms.push({ metric: "mem_load", value: Math.round(res.peakMiB * 10) / 10, unit: "MiB" });
+                ms.push({ metric: "cpu_util", value: Math.round(res.cpuPercent * 10) / 10, unit: "%" });
+              }
+              cell.records = emit(cell, st, ms);
+              Object.assign(cell, { status: "ok", reason: "" });
+            } catch (e) {
+              Object.assign(cell, { status: "failed", reason: `output did not parse: ${(e as Error).message}` });
+              writeFileSync(path.join(cellDir, "parse-error.txt"), String((e as Error).stack ?? e) + "\n");
+            }
+          } else if (r.code === EXIT_WRONG_ANSWER) {
+            Object.assign(cell, { status: "wrong_answer", reason: tail(r.stdout + r.stderr) || "result checksum mismatch" });
+          } else if (r.code === EXIT_UNAVAILABLE) {
+            Object.assign(cell, { status: "skipped", reason: tail(r.stdout + r.stderr, 1) || "not supported" });
+          } else {
+            Object.assign(cell, { status: "failed", reason: r.timedOut ? `timed out after ${ps.cellTimeoutS}s` : `exited ${r.code}: ${tail(r.stderr)}` });
+          }
+          progress.cellDone(cell.id, cell.status, r.seconds);
+          writeManifest();
+        }
+        await runVerb(studyVerb("cleanup"), [system], { env: baseEnv, timeoutS: 600, ...systemLog(system, `${studyName}.cleanup`) });
+      }
+    } catch (e) {
+      const err = e as Error & { log?: string; code?: number | null };
+      markCells(ofSystem, "failed", `${system}: ${err.message}`, err.log ?? "", err.code ?? null);
+      Object.assign(systemsOut[system], { status: "failed", reason: err.message });
+    } finally {
+      if (started) {
+        progress.note(`${system}: stop`);
+        const stop = await runVerb(verb("stop"), [], { timeoutS: 180, ...systemLog(system, "stop") });
+        if (stop.code !== 0 && stop.code !== EXIT_UNAVAILABLE) log(`samebox: warning: ${system} stop exited ${stop.code}: ${tail(stop.stderr)}`);
+      }
+      for (const c of plan.cells) if (c.system === system && c.reason === "not run" && interrupted) c.reason = "run interrupted before this cell";
+      writeManifest();
+    }
+  }
+  progress.stop();
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+
+  for (const c of plan.cells) if (c.reason === "not run") c.reason = interrupted ? "run interrupted before this cell" : "not run";
+  writeFileSync(path.join(runDir, "records.csv"), toCsv(records));
+  const endedAt = new Date();
+  manifest.status = interrupted ? "interrupted" : "complete";
+  manifest.ended_at = endedAt.toISOString();
+  manifest.duration_s = Math.round((endedAt.getTime() - startedAt.getTime()) / 100) / 10;
+  writeManifest();
+  assertValid(validateManifest, manifest, `manifest of ${runId}`);
+  const sum = manifest.summary as Record<CellStatus, number>;
+  const exitCode = sum.failed + sum.wrong_answer > 0 || interrupted ? 1 : 0;
+  if (!existsSync(path.join(runDir, "records.csv"))) throw new Error("records.csv was not written");
+  return { runDir, manifest, exitCode };
+}
