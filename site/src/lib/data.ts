@@ -1,0 +1,149 @@
+// Build-time access to the files `samebox publish` writes (src/generated/*.json). Every page reads
+// through here, so a missing or malformed file fails the build with one line naming the file.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import recordSchema from "../../../pipeline/schema/record.schema.json";
+
+export type Source = "measured" | "published";
+export interface ResultRecord {
+  run_id: string;
+  source: Source;
+  study: string;
+  workload: string;
+  system: string;
+  system_version: string;
+  variant: string;
+  concurrency: number;
+  repetition: number;
+  metric: string;
+  value: number;
+  unit: string;
+  t: number | null;
+  profile: string;
+  machine: string;
+  commit: string;
+}
+
+export interface Cell {
+  id: string;
+  study: string;
+  workload: string;
+  system: string;
+  concurrency: number;
+  variant: string;
+  repetition: number;
+  status: "ok" | "failed" | "skipped" | "wrong_answer";
+  exit_code: number | null;
+  reason: string;
+  log: string;
+  duration_s: number;
+  started_at?: string;
+}
+
+export interface RunManifest {
+  run_id: string;
+  status?: string;
+  profile: string;
+  studies: string[];
+  systems_requested?: string[];
+  started_at: string;
+  ended_at: string | null;
+  duration_s: number | null;
+  commit: string;
+  dirty: boolean;
+  command?: string;
+  machine: {
+    label: string;
+    cpu_model: string;
+    cores: number;
+    memory_bytes: number;
+    kernel: string;
+    os: string;
+    cloud: { provider?: string; instance_type?: string; region?: string; ami_id?: string } | null;
+    topology: string;
+  };
+  tools: Record<string, string | null>;
+  systems: Record<string, { version: string | null; config: Record<string, string>; status?: string; reason?: string }>;
+  config: Record<string, unknown>;
+  config_hash: string;
+  cells: Cell[];
+  summary: { ok: number; failed: number; skipped: number; wrong_answer: number };
+}
+
+export interface Workload {
+  name: string;
+  title: string;
+  tool: string;
+  systems: string[];
+  command?: string;
+  [extra: string]: unknown;
+}
+export interface Study {
+  name: string;
+  title: string;
+  seed: string;
+  description: string;
+  systems: string[];
+  workloads: Workload[];
+}
+export interface Profile {
+  name: string;
+  description: string;
+  repetitions: number;
+  studies: Record<string, { systems: string[]; workloads?: string[]; concurrency: number[]; variants?: string[]; repetitions?: number; env: Record<string, string | number> }>;
+}
+
+export const recordColumns: string[] = recordSchema.required;
+
+function siteDir(): string {
+  // Set by astro.config.mjs (SAMEBOX_SITE_DIR or site/).
+  return process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site");
+}
+
+function readGenerated(name: string): unknown {
+  const file = path.join(siteDir(), "src", "generated", name);
+  if (!existsSync(file)) {
+    throw new Error(`samebox site: ${file} is missing; run \`npm run publish-data\` first (or set SAMEBOX_SITE_DIR to a folder holding src/generated/)`);
+  }
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`samebox site: ${file} is not valid JSON (${(e as Error).message})`);
+  }
+}
+
+let cache: { records: ResultRecord[]; runs: RunManifest[]; studies: Study[]; profiles: Profile[] } | undefined;
+
+export function loadSiteData() {
+  if (cache) return cache;
+  const records = readGenerated("records.json");
+  if (!Array.isArray(records)) throw new Error("samebox site: records.json must be an array of records");
+  const validate = new Ajv2020({ allErrors: false, strict: false }).compile(recordSchema);
+  records.forEach((r, i) => {
+    if (!validate(r)) {
+      const e = validate.errors?.[0];
+      throw new Error(`samebox site: records.json[${i}] ${e?.instancePath || "(record)"} ${e?.message}; records must follow pipeline/schema/record.schema.json`);
+    }
+  });
+  const runs = readGenerated("runs.json");
+  if (!Array.isArray(runs)) throw new Error("samebox site: runs.json must be an array of run manifests");
+  runs.forEach((m, i) => {
+    for (const k of ["run_id", "profile", "started_at", "machine", "cells", "summary"]) {
+      if (!(k in (m as object))) throw new Error(`samebox site: runs.json[${i}] lacks "${k}"; manifests must follow pipeline/schema/manifest.schema.json`);
+    }
+  });
+  // studies.json is either the array of studies or { studies, profiles }.
+  const raw = readGenerated("studies.json") as Study[] | { studies: Study[]; profiles?: Profile[] | Record<string, Profile> };
+  const studies = Array.isArray(raw) ? raw : raw.studies;
+  if (!Array.isArray(studies)) throw new Error('samebox site: studies.json must be an array of studies or {"studies": [...], "profiles": [...]}');
+  const rawProfiles = Array.isArray(raw) ? [] : (raw.profiles ?? []);
+  const profiles = Array.isArray(rawProfiles) ? rawProfiles : Object.values(rawProfiles);
+  cache = {
+    records: records as ResultRecord[],
+    runs: (runs as RunManifest[]).slice().sort((a, b) => b.started_at.localeCompare(a.started_at)),
+    studies,
+    profiles,
+  };
+  return cache;
+}

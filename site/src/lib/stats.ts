@@ -1,0 +1,186 @@
+// Aggregation of records into per-cell statistics (median and min–max over repetitions) and the
+// comparisons the pages state in words. Pages never print a number that is not derived here from records.
+import type { ResultRecord, RunManifest, Study } from "./data.ts";
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+export interface CellStat {
+  run_id: string;
+  study: string;
+  workload: string;
+  system: string;
+  system_version: string;
+  variant: string;
+  concurrency: number;
+  metric: string;
+  unit: string;
+  n: number;
+  median: number;
+  min: number;
+  max: number;
+  values: number[];
+}
+
+/** Scalar (t === null) records grouped per run × study × workload × system × variant × concurrency × metric. */
+export function cellStats(records: ResultRecord[]): CellStat[] {
+  const groups = new Map<string, ResultRecord[]>();
+  for (const r of records) {
+    if (r.t !== null) continue;
+    const key = [r.run_id, r.study, r.workload, r.system, r.variant, r.concurrency, r.metric].join("\u0000");
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(r);
+  }
+  return [...groups.values()].map((g) => {
+    const values = g.map((r) => r.value);
+    const first = g[0];
+    return {
+      run_id: first.run_id, study: first.study, workload: first.workload, system: first.system, system_version: first.system_version,
+      variant: first.variant, concurrency: first.concurrency, metric: first.metric, unit: first.unit,
+      n: values.length, median: median(values), min: Math.min(...values), max: Math.max(...values), values,
+    };
+  });
+}
+
+const higherIsBetterUnits = new Set(["tx/s", "q/s", "calls/s", "rows"]);
+export function higherIsBetter(unit: string): boolean {
+  return higherIsBetterUnits.has(unit);
+}
+
+// The throughput figure a workload is judged by. Seed 002 reports point SELECTs in queries/s.
+const headlineOverride: Record<string, string> = { select_random_points: "qps" };
+const headlinePreference = ["tps", "qps", "rps", "calls_per_s", "throughput"];
+export function headlineMetric(workload: string, metricsAvailable: Iterable<string>): string | undefined {
+  const avail = new Set(metricsAvailable);
+  const o = headlineOverride[workload];
+  if (o && avail.has(o)) return o;
+  return headlinePreference.find((m) => avail.has(m)) ?? [...avail].sort()[0];
+}
+
+export const metricLabels: Record<string, string> = {
+  tps: "transactions per second", qps: "queries per second", latency_avg: "average latency", latency_p50: "p50 latency",
+  latency_p95: "p95 latency", latency_p99: "p99 latency", latency_max: "maximum latency", errors: "errors", reconnects: "reconnects",
+  tps_series: "transactions per second, per second of the run", mem_idle: "memory when idle", mem_load: "memory under load", cpu_util: "CPU utilisation",
+};
+export function metricLabel(metric: string): string {
+  return metricLabels[metric] ?? metric.replaceAll("_", " ");
+}
+
+/** The measured run a study page features: the latest complete run with ok cells for the study, preferring profiles other than "ci" (a one-minute smoke run). */
+export function featuredRun(study: string, runs: RunManifest[], records: ResultRecord[]): RunManifest | undefined {
+  const withData = new Set(records.filter((r) => r.source === "measured" && r.study === study).map((r) => r.run_id));
+  const candidates = runs.filter((m) => withData.has(m.run_id) && m.status !== "running");
+  return candidates.find((m) => m.profile !== "ci") ?? candidates[0];
+}
+
+export interface Ranking {
+  workload: string;
+  metric: string;
+  unit: string;
+  higherBetter: boolean;
+  ranked: CellStat[]; // best first
+  ratio: number | undefined; // best vs runner-up, always ≥ 1
+  overlap: boolean; // best's and runner-up's min–max ranges overlap
+}
+
+export function rank(stats: CellStat[], workload: string, metric: string): Ranking | undefined {
+  const s = stats.filter((c) => c.workload === workload && c.metric === metric && Number.isFinite(c.median));
+  if (s.length === 0) return undefined;
+  const unit = s[0].unit;
+  const hb = higherIsBetter(unit);
+  const ranked = [...s].sort((a, b) => (hb ? b.median - a.median : a.median - b.median));
+  const [best, second] = ranked;
+  let ratio: number | undefined;
+  let overlap = false;
+  if (second) {
+    ratio = hb ? best.median / second.median : second.median / best.median;
+    overlap = hb ? best.min <= second.max : best.max >= second.min;
+  }
+  return { workload, metric, unit, higherBetter: hb, ranked, ratio, overlap };
+}
+
+/** Pools every repetition of every workload per system (for machine-level metrics such as idle memory). */
+export function pooledBySystem(stats: CellStat[], metric: string): CellStat[] {
+  const bySystem = new Map<string, CellStat[]>();
+  for (const c of stats) if (c.metric === metric) (bySystem.get(c.system) ?? bySystem.set(c.system, []).get(c.system)!).push(c);
+  return [...bySystem.entries()].map(([system, cs]) => {
+    const values = cs.flatMap((c) => c.values);
+    return { ...cs[0], workload: "*", system, n: values.length, values, median: median(values), min: Math.min(...values), max: Math.max(...values) };
+  });
+}
+
+export interface DecisionRow {
+  useCase: string;
+  basis: string;
+  pick: string | undefined;
+  why: string;
+  clear: boolean;
+}
+interface DecisionRule {
+  useCase: string;
+  workload: string; // "*" pools all workloads
+  metric: string;
+}
+// Seed 002's "quick decision table" use cases, each mapped to the workload and metric that measure it.
+const decisionRules: Record<string, DecisionRule[]> = {
+  "002": [
+    { useCase: "Mixed read-write OLTP (web apps, SaaS)", workload: "oltp_read_write", metric: "tps" },
+    { useCase: "Read-heavy (reporting, read replicas)", workload: "oltp_read_only", metric: "tps" },
+    { useCase: "Bulk INSERT (logging, events)", workload: "oltp_insert", metric: "tps" },
+    { useCase: "Point lookups (caching, key-value access)", workload: "select_random_points", metric: "qps" },
+    { useCase: "Lowest tail latency under mixed load", workload: "oltp_read_write", metric: "latency_p95" },
+    { useCase: "Lowest memory footprint when idle", workload: "*", metric: "mem_idle" },
+  ],
+};
+
+function seedKey(study: Study): string {
+  return String(study.seed ?? "").replace(/\D/g, "").padStart(3, "0");
+}
+
+export function hasDecisionTable(study: Study): boolean {
+  return seedKey(study) in decisionRules;
+}
+
+export function decisionTable(study: Study, stats: CellStat[], fmt: (v: number, unit: string) => string): DecisionRow[] {
+  const rules = decisionRules[seedKey(study)] ?? [];
+  const rows: DecisionRow[] = rules.map((rule) => {
+    const basis = `${rule.workload === "*" ? "all workloads" : rule.workload}: median ${metricLabel(rule.metric)}`;
+    const rk = rule.workload === "*" ? rank(pooledBySystem(stats, rule.metric).map((c) => ({ ...c, workload: "*" })), "*", rule.metric) : rank(stats, rule.workload, rule.metric);
+    if (!rk) return { useCase: rule.useCase, basis, pick: undefined, why: "not measured in this run", clear: false };
+    const [best, ...rest] = rk.ranked;
+    const others = rest.map((c) => `${c.system} ${fmt(c.median, c.unit)}`).join(", ");
+    let why = `${best.system} ${fmt(best.median, best.unit)} (n=${best.n}, range ${fmt(best.min, best.unit)}–${fmt(best.max, best.unit)})`;
+    if (others) why += ` vs ${others}; ${rk.ratio!.toFixed(2)}× the runner-up`;
+    else why += "; the only system measured";
+    if (rk.overlap) why += "; ranges overlap, so the lead is within run-to-run noise";
+    return { useCase: rule.useCase, basis, pick: best.system, why, clear: rest.length > 0 && !rk.overlap };
+  });
+  // MySQL-compatible choice: how often MariaDB beats MySQL on each workload's headline metric.
+  if (seedKey(study) === "002") {
+    const workloads = [...new Set(stats.map((c) => c.workload))];
+    let mariaWins = 0;
+    let compared = 0;
+    for (const w of workloads) {
+      const hm = headlineMetric(w, stats.filter((c) => c.workload === w).map((c) => c.metric));
+      if (!hm) continue;
+      const m = stats.find((c) => c.workload === w && c.metric === hm && c.system === "mariadb");
+      const y = stats.find((c) => c.workload === w && c.metric === hm && c.system === "mysql");
+      if (!m || !y) continue;
+      compared++;
+      if (higherIsBetter(m.unit) ? m.median > y.median : m.median < y.median) mariaWins++;
+    }
+    const useCase = "Existing MySQL ecosystem (MariaDB or MySQL)";
+    const basis = "each workload's headline throughput, MariaDB vs MySQL";
+    if (compared === 0) rows.push({ useCase, basis, pick: undefined, why: "MySQL was not measured in this run (it is measured on the cloud box only)", clear: false });
+    else {
+      const pick = mariaWins * 2 > compared ? "mariadb" : mariaWins * 2 < compared ? "mysql" : undefined;
+      rows.push({ useCase, basis, pick, why: `MariaDB faster on ${mariaWins} of ${compared} workloads, MySQL on ${compared - mariaWins}`, clear: pick !== undefined });
+    }
+  }
+  return rows;
+}
