@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Integration: the ci profile against real PostgreSQL and MariaDB servers with real sysbench/pgbench.
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+bash pipeline/bin/setup tools || { echo "0 passed, 1 failed"; exit 1; }
+out=$(mktemp)
+node_modules/.bin/node --test --test-reporter=spec pipeline/test/integration/*.test.ts 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+pass=$(grep -E '^ℹ pass [0-9]+' "$out" | awk '{print $3}'); fail=$(grep -E '^ℹ fail [0-9]+' "$out" | awk '{print $3}')
+echo "${pass:-0} passed, ${fail:-0} failed"
+exit "$rc"
