@@ -1,0 +1,171 @@
+# shellcheck shell=bash disable=SC2034  # BENCH_SCRIPTS_DIR etc. are used by the sourcing verbs
+# Shared helpers for every system and study verb. Source it, do not run it:
+#   . "$(dirname "$0")/../../lib/common.sh"
+# Contract (bench-scripts/README.md): exit 0 ok, 3 not available here (one line why),
+# anything else a failure with the reason on stderr.
+
+set -euo pipefail
+
+BENCH_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SAMEBOX_VERB="${SAMEBOX_VERB:-$(basename "$(cd "$(dirname "$0")" && pwd)")/$(basename "$0")}"
+EXIT_NOT_AVAILABLE=3
+
+# Logging goes to stderr so stdout stays the verb's output (env lines, tool output, ...).
+log() { printf '%s %s: %s\n' "$(date -u +%H:%M:%S)" "$SAMEBOX_VERB" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# Exit 3 with one line why. The line goes to stdout (what the pipeline records as the
+# skip reason) and to stderr (so a person running the verb sees it too).
+not_available() {
+  printf '%s\n' "$*"
+  printf '%s: not available: %s\n' "$SAMEBOX_VERB" "$*" >&2
+  exit "$EXIT_NOT_AVAILABLE"
+}
+
+require_root() {
+  [[ "$(id -u)" -eq 0 ]] || die "must run as root (or through sudo); running as uid $(id -u)"
+}
+
+# ---- OS detection -------------------------------------------------------------------
+# Sets OS_ID (debian, ubuntu, ...), OS_VERSION_ID (12, 24.04, ...) and OS_CODENAME.
+detect_os() {
+  [[ -r /etc/os-release ]] || die "/etc/os-release is missing: cannot tell which OS this is"
+  OS_ID="$(. /etc/os-release && printf '%s' "${ID:-unknown}")"
+  OS_VERSION_ID="$(. /etc/os-release && printf '%s' "${VERSION_ID:-unknown}")"
+  OS_CODENAME="$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-unknown}")"
+  export OS_ID OS_VERSION_ID OS_CODENAME
+}
+
+is_debian_family() {
+  detect_os
+  [[ "$OS_ID" == debian || "$OS_ID" == ubuntu ]]
+}
+
+# ---- input validation -----------------------------------------------------------------
+# require_uint NAME VALUE [MIN]: VALUE must be a whole number >= MIN (default 0).
+require_uint() {
+  local name="$1" value="$2" min="${3:-0}"
+  [[ "$value" =~ ^[0-9]+$ ]] || die "$name='$value' is not a whole number (valid: an integer >= $min)"
+  (( 10#$value >= min )) || die "$name=$value is too small (valid: an integer >= $min)"
+}
+
+require_port() {
+  local name="$1" value="$2"
+  if [[ ! "$value" =~ ^[0-9]+$ ]] || (( 10#$value < 1024 || 10#$value > 65535 )); then
+    die "$name='$value' is not a usable TCP port (valid: 1024-65535)"
+  fi
+}
+
+# ---- state directory ------------------------------------------------------------------
+SAMEBOX_STATE="${SAMEBOX_STATE:-/var/lib/samebox}"
+[[ "$SAMEBOX_STATE" == /* ]] || die "SAMEBOX_STATE='$SAMEBOX_STATE' must be an absolute path"
+export SAMEBOX_STATE
+
+# Server users (postgres, mysql) must be able to traverse down to their own data dirs.
+ensure_state_root() {
+  mkdir -p "$SAMEBOX_STATE"
+  chmod 0755 "$SAMEBOX_STATE"
+}
+
+# ---- memory ---------------------------------------------------------------------------
+mem_total_kib() {
+  awk '/^MemTotal:/ { print $2; found = 1 } END { if (!found) exit 1 }' /proc/meminfo \
+    || die "cannot read MemTotal from /proc/meminfo"
+}
+
+# The share of RAM given to the buffer pool / shared_buffers (seed 002: 2 GB of 8 GB).
+buffer_fraction() {
+  local f="${SAMEBOX_BUFFER_FRACTION:-0.25}"
+  if [[ ! "$f" =~ ^0?\.[0-9]+$ ]] || ! awk -v f="$f" 'BEGIN { exit !(f > 0 && f <= 0.8) }'; then
+    die "SAMEBOX_BUFFER_FRACTION='$f' is not valid (valid: a decimal in (0, 0.8], e.g. 0.25)"
+  fi
+  printf '%s\n' "$f"
+}
+
+# mem_fraction_mib FRACTION: floor(MemTotal * FRACTION) in MiB.
+mem_fraction_mib() {
+  local kib
+  kib="$(mem_total_kib)"
+  awk -v kib="$kib" -v f="$1" 'BEGIN { printf "%d\n", int(kib * f / 1024) }'
+}
+
+# ---- processes ------------------------------------------------------------------------
+# wait_until TIMEOUT_S WHAT CMD...: poll CMD every 0.5 s until it succeeds; at most TIMEOUT_S.
+wait_until() {
+  local timeout_s="$1" what="$2"
+  shift 2
+  local tries=$(( timeout_s * 2 )) i
+  for (( i = 0; i < tries; i++ )); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  log "gave up after ${timeout_s}s waiting for: $what"
+  return 1
+}
+
+pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
+pid_gone() { ! pid_alive "$1"; }
+
+# run_as USER CMD...: run a command as an OS user (server binaries refuse to run as root).
+run_as() {
+  local user="$1"
+  shift
+  if [[ "$(id -un)" == "$user" ]]; then "$@"; else runuser -u "$user" -- "$@"; fi
+}
+
+ensure_system_user() {
+  local user="$1"
+  id -u "$user" >/dev/null 2>&1 && return 0
+  log "creating system user $user"
+  useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
+}
+
+# ---- packages -------------------------------------------------------------------------
+pkg_installed() {
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
+}
+
+# apt_install PKG...: apt-get update + install, skipped entirely when all are present
+# (keeps repeated installs and CI reruns fast).
+apt_install() {
+  local missing=() p
+  for p in "$@"; do pkg_installed "$p" || missing+=("$p"); done
+  (( ${#missing[@]} == 0 )) && { log "already installed: $*"; return 0; }
+  require_root
+  log "apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
+
+# ---- KEY=VALUE output -----------------------------------------------------------------
+# load_env_lines: read KEY=VALUE lines on stdin and export them (nothing is evaluated).
+load_env_lines() {
+  local line key
+  while IFS= read -r line; do
+    [[ -z "$line" ]] && continue
+    [[ "$line" =~ ^([A-Z][A-Z0-9_]*)=(.*)$ ]] || die "bad env line '$line' (valid: KEY=VALUE)"
+    key="${BASH_REMATCH[1]}"
+    printf -v "$key" '%s' "${BASH_REMATCH[2]}"
+    export "${key?}"
+  done
+}
+
+# json_get FILE KEY: print a top-level value of a JSON file (arrays one item a line).
+json_get() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+path, key = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    doc = json.load(f)
+value = doc.get(key)
+if value is None:
+    sys.exit(0)
+if isinstance(value, list):
+    print("\n".join(str(v) for v in value))
+elif isinstance(value, bool):
+    print("true" if value else "false")
+else:
+    print(value)
+PY
+}
