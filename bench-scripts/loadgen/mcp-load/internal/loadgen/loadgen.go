@@ -1,0 +1,641 @@
+// Package loadgen drives MCP sessions in a closed loop (N workers, each
+// sending its next call as soon as the previous one returned) or an open loop
+// (calls scheduled at a constant arrival rate; latency measured from each
+// call's intended start so queueing inside the client is not hidden), and
+// reports HdrHistogram latency percentiles, throughput, errors by kind and the
+// client's own CPU time.
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"samebox/bench-scripts/loadgen/mcp-load/internal/argtpl"
+	"samebox/bench-scripts/loadgen/mcp-load/internal/mcpclient"
+)
+
+// Workloads.
+const (
+	WorkloadDiscovery = "discovery" // new session + tools/list per iteration
+	WorkloadCall      = "call"      // tools/call over one persistent session per worker
+)
+
+// Workloads lists the valid workload names.
+var Workloads = []string{WorkloadDiscovery, WorkloadCall}
+
+// Options configure one run. Durations are bounded by the caller.
+type Options struct {
+	Endpoint       string
+	Protocol       string
+	Workload       string
+	Tool           string
+	Args           argtpl.Source
+	Concurrency    int
+	Rate           float64 // calls/s; 0 = closed loop
+	MaxOutstanding int     // open loop: queued + in-flight bound
+	Duration       time.Duration
+	Warmup         time.Duration
+	MaxCalls       int64
+	Timeout        time.Duration
+	Seed           uint64
+	LateThreshold  time.Duration
+	CloseSessions  bool
+	ExtraHeaders   map[string]string
+	ClientInfo     mcpclient.Implementation
+
+	Progress         io.Writer // nil = silent
+	ProgressInterval time.Duration
+}
+
+// Report is the JSON document mcp-load prints. Field meanings are documented
+// in the module README.
+type Report struct {
+	Tool               string          `json:"tool"`
+	Version            string          `json:"version"`
+	Endpoint           string          `json:"endpoint"`
+	Protocol           string          `json:"protocol"`
+	ProtocolNegotiated string          `json:"protocol_negotiated"`
+	Workload           string          `json:"workload"`
+	ToolName           string          `json:"tool_name,omitempty"`
+	Mode               string          `json:"mode"`
+	Concurrency        int             `json:"concurrency"`
+	Rate               *float64        `json:"rate"`
+	DurationS          float64         `json:"duration_s"`
+	WarmupS            float64         `json:"warmup_s"`
+	Seed               uint64          `json:"seed"`
+	Calls              int64           `json:"calls"`
+	OK                 int64           `json:"ok"`
+	Errors             ErrorSummary    `json:"errors"`
+	ThroughputPerS     float64         `json:"throughput_per_s"`
+	LatencyMs          *LatencyMs      `json:"latency_ms"`
+	CPU                CPU             `json:"cpu"`
+	Server             Server          `json:"server"`
+	SessionReinits     int64           `json:"session_reinits"`
+	OpenLoop           *OpenLoopReport `json:"open_loop,omitempty"`
+	StopReason         string          `json:"stop_reason"`
+	StartedAt          string          `json:"started_at"`
+	GoVersion          string          `json:"go_version,omitempty"`
+}
+
+// ErrorSummary counts failed calls.
+type ErrorSummary struct {
+	Total  int64            `json:"total"`
+	ByKind map[string]int64 `json:"by_kind"`
+	// Sample is the message of the first measured error, to make a failing
+	// cell diagnosable from its output alone.
+	Sample string `json:"sample,omitempty"`
+}
+
+// LatencyMs holds percentiles in milliseconds (HdrHistogram, 3 significant digits).
+type LatencyMs struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+	Min  float64 `json:"min"`
+}
+
+// CPU is the client's own CPU time over the measured window.
+type CPU struct {
+	UserS     float64 `json:"user_s"`
+	SysS      float64 `json:"sys_s"`
+	PerCallUs float64 `json:"per_call_us"`
+}
+
+// Server identifies the target, from initialize (or _meta serverInfo).
+type Server struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// OpenLoopReport describes how well the arrival schedule was kept.
+type OpenLoopReport struct {
+	Intended        int64      `json:"intended"`
+	Sent            int64      `json:"sent"`
+	Dropped         int64      `json:"dropped"`
+	Late            int64      `json:"late"`
+	LateThresholdMs float64    `json:"late_threshold_ms"`
+	MaxOutstanding  int        `json:"max_outstanding"`
+	StartDelayMs    *LatencyMs `json:"start_delay_ms"`
+	ServiceTimeMs   *LatencyMs `json:"service_time_ms"`
+}
+
+// Latencies up to 10 minutes are tracked at 3 significant digits in ns.
+const histMaxNs = int64(10 * time.Minute)
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, histMaxNs, 3) }
+
+func record(h *hdrhistogram.Histogram, d time.Duration) {
+	v := int64(d)
+	if v < 1 {
+		v = 1
+	}
+	if v > histMaxNs {
+		v = histMaxNs
+	}
+	h.RecordValue(v)
+}
+
+// workerStats are merged after the run so the hot path takes no lock.
+type workerStats struct {
+	latency    *hdrhistogram.Histogram
+	service    *hdrhistogram.Histogram
+	startDelay *hdrhistogram.Histogram
+	ok         int64
+	errs       map[string]int64
+	errSample  string
+	late       int64
+}
+
+func newWorkerStats() *workerStats {
+	return &workerStats{latency: newHist(), service: newHist(), startDelay: newHist(), errs: map[string]int64{}}
+}
+
+// operation performs one measured unit of work (one call, or one discovery iteration).
+type operation func(ctx context.Context) (received time.Time, err error)
+
+// Validate checks options and names what is valid when something is not.
+func (o *Options) Validate() error {
+	if !slices.Contains(mcpclient.Protocols, o.Protocol) {
+		return fmt.Errorf("--protocol %q: unknown protocol revision; valid: %s", o.Protocol, strings.Join(mcpclient.Protocols, ", "))
+	}
+	if !slices.Contains(Workloads, o.Workload) {
+		return fmt.Errorf("--workload %q: unknown workload; valid: %s", o.Workload, strings.Join(Workloads, ", "))
+	}
+	if o.Workload == WorkloadCall && o.Tool == "" {
+		return fmt.Errorf("--tool is required for workload %q", WorkloadCall)
+	}
+	if o.Concurrency < 1 || o.Concurrency > 10000 {
+		return fmt.Errorf("--concurrency %d: must be between 1 and 10000", o.Concurrency)
+	}
+	if o.Rate < 0 || math.IsNaN(o.Rate) || math.IsInf(o.Rate, 0) || o.Rate > 1e6 {
+		return fmt.Errorf("--rate %v: must be 0 (closed loop) or a positive rate up to 1000000 calls/s", o.Rate)
+	}
+	if o.Duration <= 0 || o.Duration > 24*time.Hour {
+		return fmt.Errorf("--duration %v: must be > 0 and at most 86400 s", o.Duration.Seconds())
+	}
+	if o.Warmup < 0 || o.Warmup > 24*time.Hour {
+		return fmt.Errorf("--warmup %v: must be between 0 and 86400 s", o.Warmup.Seconds())
+	}
+	if o.MaxCalls < 1 {
+		return fmt.Errorf("--max-calls %d: must be at least 1", o.MaxCalls)
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout %v: must be > 0", o.Timeout)
+	}
+	if o.Rate > 0 && o.MaxOutstanding < o.Concurrency {
+		return fmt.Errorf("--max-outstanding %d: must be at least --concurrency (%d)", o.MaxOutstanding, o.Concurrency)
+	}
+	return nil
+}
+
+// Run executes the load and returns the report. ctx cancellation (SIGINT)
+// stops the run early; the report then says stop_reason "interrupted".
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Args == nil {
+		o.Args, _ = argtpl.Fixed([]byte(`{}`))
+	}
+	startedAt := time.Now().UTC()
+	httpClient := mcpclient.NewHTTPClient(o.Concurrency)
+	cfg := &mcpclient.Config{
+		Endpoint:     o.Endpoint,
+		Protocol:     o.Protocol,
+		HTTPClient:   httpClient,
+		ClientInfo:   o.ClientInfo,
+		Timeout:      o.Timeout,
+		ExtraHeaders: o.ExtraHeaders,
+	}
+	defer httpClient.CloseIdleConnections()
+
+	// Setup (not measured): one probe session learns the server and checks
+	// the tool exists; the call workload then opens one session per worker.
+	setupCtx, cancelSetup := context.WithTimeout(ctx, o.Timeout+10*time.Second)
+	defer cancelSetup()
+	probe := mcpclient.NewSession(cfg)
+	if err := probe.Initialize(setupCtx); err != nil {
+		return nil, fmt.Errorf("initialize against %s failed: %w", o.Endpoint, err)
+	}
+	tools, err := probe.ListTools(setupCtx)
+	if err != nil {
+		return nil, fmt.Errorf("tools/list against %s failed: %w", o.Endpoint, err)
+	}
+	if o.Workload == WorkloadCall && !slices.Contains(tools, o.Tool) {
+		return nil, fmt.Errorf("--tool %q: the server does not offer it; it offers: %s", o.Tool, strings.Join(tools, ", "))
+	}
+	rep := &Report{
+		Tool: "mcp-load", Version: Version, Endpoint: o.Endpoint, Protocol: o.Protocol,
+		ProtocolNegotiated: probe.NegotiatedProtocol(), Workload: o.Workload, Concurrency: o.Concurrency,
+		WarmupS: o.Warmup.Seconds(), Seed: o.Seed, StartedAt: startedAt.Format(time.RFC3339Nano),
+		Server: Server{Name: probe.ServerInfo.Name, Version: probe.ServerInfo.Version},
+	}
+	if o.Workload == WorkloadCall {
+		rep.ToolName = o.Tool
+	}
+	if rep.Server.Name == "" && mcpclient.IsStateless(o.Protocol) {
+		if r, err := probe.Discover(setupCtx); err == nil {
+			_ = r
+			rep.Server = Server{Name: probe.ServerInfo.Name, Version: probe.ServerInfo.Version}
+		}
+	}
+	probe.Close(setupCtx)
+
+	ops := make([]operation, o.Concurrency)
+	var sessions []*mcpclient.Session
+	for w := 0; w < o.Concurrency; w++ {
+		rng := rand.New(rand.NewPCG(o.Seed, uint64(w)))
+		switch o.Workload {
+		case WorkloadCall:
+			s := mcpclient.NewSession(cfg)
+			if err := s.Initialize(setupCtx); err != nil {
+				return nil, fmt.Errorf("initialize of worker %d's session failed: %w", w, err)
+			}
+			if mcpclient.IsStateless(o.Protocol) {
+				// Learn x-mcp-header bindings for this session.
+				if _, err := s.ListTools(setupCtx); err != nil {
+					return nil, fmt.Errorf("tools/list for worker %d failed: %w", w, err)
+				}
+			}
+			sessions = append(sessions, s)
+			args := o.Args
+			tool := o.Tool
+			ops[w] = func(ctx context.Context) (time.Time, error) {
+				r, err := s.CallTool(ctx, tool, args.Next(rng))
+				if err != nil {
+					return time.Time{}, err
+				}
+				return r.ReceivedAt, nil
+			}
+		case WorkloadDiscovery:
+			closeSessions := o.CloseSessions
+			ops[w] = func(ctx context.Context) (time.Time, error) {
+				s := mcpclient.NewSession(cfg)
+				if mcpclient.IsStateless(o.Protocol) {
+					if _, err := s.Discover(ctx); err != nil {
+						return time.Time{}, err
+					}
+				} else if err := s.Initialize(ctx); err != nil {
+					return time.Time{}, err
+				}
+				if _, err := s.ListTools(ctx); err != nil {
+					return time.Time{}, err
+				}
+				received := time.Now()
+				if closeSessions {
+					s.Close(ctx) // after the clock stopped: not part of the latency
+				}
+				return received, nil
+			}
+		}
+	}
+	cancelSetup()
+
+	r := newRunner(o, ops)
+	r.run(ctx)
+
+	for _, s := range sessions {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		s.Close(closeCtx)
+		cancel()
+	}
+	r.fill(rep)
+	for _, s := range sessions {
+		rep.SessionReinits += s.Reinits
+	}
+	return rep, nil
+}
+
+type runner struct {
+	o   Options
+	ops []operation
+
+	t0, measureStart, deadline time.Time
+	issued                     atomic.Int64 // every call started or queued, warm-up included
+	completed                  atomic.Int64 // progress only
+	failed                     atomic.Int64 // progress only
+	stopping                   atomic.Bool
+	stopOnce                   sync.Once
+	stopMu                     sync.Mutex // guards stopReason and stopAt
+	stopReason                 string
+	stopAt                     time.Time
+
+	// open loop
+	outstanding atomic.Int64
+	intended    atomic.Int64 // measured intended arrivals
+	dropped     atomic.Int64 // measured arrivals dropped at the outstanding bound
+	sent        atomic.Int64 // measured arrivals handed to a worker
+
+	stats         []*workerStats
+	rusageStart   syscall.Rusage
+	rusageEnd     syscall.Rusage
+	rusageStarted atomic.Bool
+}
+
+func newRunner(o Options, ops []operation) *runner {
+	r := &runner{o: o, ops: ops}
+	for range ops {
+		r.stats = append(r.stats, newWorkerStats())
+	}
+	return r
+}
+
+func (r *runner) stop(reason string) {
+	r.stopOnce.Do(func() {
+		r.stopMu.Lock()
+		r.stopReason = reason
+		r.stopAt = time.Now()
+		r.stopMu.Unlock()
+		r.stopping.Store(true)
+	})
+}
+
+// measured reports whether a call that (was meant to) start at t counts.
+func (r *runner) measured(t time.Time) bool { return !t.Before(r.measureStart) }
+
+func (r *runner) run(parent context.Context) {
+	r.t0 = time.Now()
+	r.measureStart = r.t0.Add(r.o.Warmup)
+	r.deadline = r.measureStart.Add(r.o.Duration)
+	// Calls in flight when the run stops may finish (bounded by the request
+	// timeout); ctx is cancelled only on interrupt or after that grace.
+	ctx, cancel := context.WithDeadline(parent, r.deadline.Add(r.o.Timeout+time.Second))
+	defer cancel()
+
+	startMeasure := func() {
+		syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageStart)
+		r.rusageStarted.Store(true)
+	}
+	if r.o.Warmup <= 0 {
+		startMeasure()
+	} else {
+		t := time.AfterFunc(r.o.Warmup, startMeasure)
+		defer t.Stop()
+	}
+	endTimer := time.AfterFunc(time.Until(r.deadline), func() { r.stop("duration") })
+	defer endTimer.Stop()
+	go func() {
+		select {
+		case <-parent.Done():
+			r.stop("interrupted")
+		case <-ctx.Done():
+		}
+	}()
+	progressDone := make(chan struct{})
+	if r.o.Progress != nil && r.o.ProgressInterval > 0 {
+		go r.progress(progressDone)
+	}
+
+	if r.o.Rate > 0 {
+		r.openLoop(ctx)
+	} else {
+		r.closedLoop(ctx)
+	}
+	close(progressDone)
+	r.stop("duration") // no-op unless workers all ended early
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageEnd)
+	if !r.rusageStarted.Load() { // stopped during warm-up
+		r.rusageStart = r.rusageEnd
+	}
+}
+
+func (r *runner) closedLoop(ctx context.Context) {
+	var wg sync.WaitGroup
+	for w := range r.ops {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			op, st := r.ops[w], r.stats[w]
+			for !r.stopping.Load() {
+				if r.issued.Add(1) > r.o.MaxCalls {
+					r.stop("max_calls")
+					return
+				}
+				start := time.Now()
+				received, err := op(ctx)
+				end := received
+				if end.IsZero() {
+					end = time.Now()
+				}
+				r.account(st, start, start, end, err)
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+func (r *runner) openLoop(ctx context.Context) {
+	interval := float64(time.Second) / r.o.Rate
+	jobs := make(chan time.Time, r.o.MaxOutstanding)
+	var wg sync.WaitGroup
+	for w := range r.ops {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			op, st := r.ops[w], r.stats[w]
+			for intended := range jobs {
+				start := time.Now()
+				if r.measured(intended) {
+					delay := start.Sub(intended)
+					record(st.startDelay, delay)
+					if delay > r.o.LateThreshold {
+						st.late++
+					}
+				}
+				received, err := op(ctx)
+				end := received
+				if end.IsZero() {
+					end = time.Now()
+				}
+				r.outstanding.Add(-1)
+				r.account(st, intended, start, end, err)
+			}
+		}(w)
+	}
+	// The dispatcher keeps the schedule t0 + i*interval exactly: when it
+	// wakes up late it issues every arrival that is due, with its own
+	// intended time, so lateness shows up in latency instead of vanishing.
+	for i := int64(0); ; i++ {
+		intended := r.t0.Add(time.Duration(float64(i) * interval))
+		if !intended.Before(r.deadline) {
+			r.stop("duration")
+			break
+		}
+		if d := time.Until(intended); d > 0 {
+			if d > time.Millisecond {
+				time.Sleep(d - 200*time.Microsecond)
+			}
+			for time.Now().Before(intended) && !r.stopping.Load() {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		if r.stopping.Load() {
+			break
+		}
+		if r.issued.Add(1) > r.o.MaxCalls {
+			r.stop("max_calls")
+			break
+		}
+		m := r.measured(intended)
+		if m {
+			r.intended.Add(1)
+		}
+		if r.outstanding.Load() >= int64(r.o.MaxOutstanding) {
+			if m {
+				r.dropped.Add(1)
+			}
+			continue
+		}
+		r.outstanding.Add(1)
+		if m {
+			r.sent.Add(1)
+		}
+		jobs <- intended
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+// account records one finished call. latencyFrom is the intended start
+// (open loop) or actual start (closed loop).
+func (r *runner) account(st *workerStats, latencyFrom, start, end time.Time, err error) {
+	r.completed.Add(1)
+	if err != nil {
+		r.failed.Add(1)
+	}
+	if !r.measured(latencyFrom) {
+		return
+	}
+	if err != nil {
+		// Calls cut short by Ctrl-C are not server errors.
+		if r.stopping.Load() && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "context canceled")) {
+			return
+		}
+		st.errs[mcpclient.KindOf(err)]++
+		if st.errSample == "" {
+			st.errSample = err.Error()
+		}
+		return
+	}
+	st.ok++
+	record(st.latency, end.Sub(latencyFrom))
+	record(st.service, end.Sub(start))
+}
+
+func (r *runner) progress(done chan struct{}) {
+	t := time.NewTicker(r.o.ProgressInterval)
+	defer t.Stop()
+	var last int64
+	lastT := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			c := r.completed.Load()
+			phase := "measure"
+			if now.Before(r.measureStart) {
+				phase = "warmup"
+			}
+			rate := float64(c-last) / now.Sub(lastT).Seconds()
+			fmt.Fprintf(r.o.Progress, "mcp-load: t=%.1fs phase=%s completed=%d errors=%d rate=%.0f/s\n",
+				now.Sub(r.t0).Seconds(), phase, c, r.failed.Load(), rate)
+			last, lastT = c, now
+		}
+	}
+}
+
+func (r *runner) fill(rep *Report) {
+	lat, svc, delay := newHist(), newHist(), newHist()
+	rep.Errors.ByKind = map[string]int64{}
+	var late int64
+	for _, st := range r.stats {
+		lat.Merge(st.latency)
+		svc.Merge(st.service)
+		delay.Merge(st.startDelay)
+		rep.OK += st.ok
+		for k, v := range st.errs {
+			rep.Errors.ByKind[k] += v
+			rep.Errors.Total += v
+		}
+		if rep.Errors.Sample == "" {
+			rep.Errors.Sample = st.errSample
+		}
+		late += st.late
+	}
+	rep.Calls = rep.OK + rep.Errors.Total
+	end := r.stopAt
+	if end.After(r.deadline) {
+		end = r.deadline
+	}
+	window := end.Sub(r.measureStart).Seconds()
+	if window < 0 {
+		window = 0
+	}
+	rep.DurationS = round(window, 3)
+	if window > 0 {
+		rep.ThroughputPerS = round(float64(rep.OK)/window, 2)
+	}
+	rep.LatencyMs = latencyMs(lat)
+	rep.StopReason = r.stopReason
+	if r.o.Rate > 0 {
+		rate := r.o.Rate
+		rep.Rate = &rate
+		rep.Mode = "open"
+		rep.OpenLoop = &OpenLoopReport{
+			Intended: r.intended.Load(), Sent: r.sent.Load(), Dropped: r.dropped.Load(), Late: late,
+			LateThresholdMs: float64(r.o.LateThreshold) / 1e6, MaxOutstanding: r.o.MaxOutstanding,
+			StartDelayMs: latencyMs(delay), ServiceTimeMs: latencyMs(svc),
+		}
+	} else {
+		rep.Mode = "closed"
+	}
+	user := tv(r.rusageEnd.Utime) - tv(r.rusageStart.Utime)
+	sys := tv(r.rusageEnd.Stime) - tv(r.rusageStart.Stime)
+	rep.CPU = CPU{UserS: round(user, 4), SysS: round(sys, 4)}
+	if rep.Calls > 0 {
+		rep.CPU.PerCallUs = round((user+sys)/float64(rep.Calls)*1e6, 2)
+	}
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+func latencyMs(h *hdrhistogram.Histogram) *LatencyMs {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	ms := func(ns int64) float64 { return round(float64(ns)/1e6, 4) }
+	return &LatencyMs{
+		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)), P95: ms(h.ValueAtQuantile(95)),
+		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
+		Mean: round(h.Mean()/1e6, 4), Min: ms(h.Min()),
+	}
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+// Version of mcp-load, reported in every document.
+const Version = "0.1.0"
+
+// MarshalReport renders the report as indented JSON.
+func MarshalReport(r *Report) ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
