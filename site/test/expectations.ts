@@ -1,0 +1,38 @@
+// Expected figures for the e2e tests, computed independently from the site-data files the build used
+// (records.json), so the tests check the pages' arithmetic rather than restating it.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { repoRoot } from "./harness.ts";
+
+export interface Rec {
+  run_id: string; source: string; study: string; workload: string; system: string; metric: string; value: number; unit: string; t: number | null; repetition: number;
+}
+export const siteDir = path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR ?? "site");
+export const records: Rec[] = JSON.parse(readFileSync(path.join(siteDir, "src/generated/records.json"), "utf8"));
+export const runs: Array<{ run_id: string; profile: string; started_at: string; cells: Array<{ id: string; status: string }> }> = JSON.parse(readFileSync(path.join(siteDir, "src/generated/runs.json"), "utf8"));
+
+function med(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Best system per workload by median tps (qps for select_random_points) in one run, with the runner-up. */
+export function leaders(runId: string): Array<{ workload: string; best: string; second?: string; ratio?: number }> {
+  const rs = records.filter((r) => r.run_id === runId && r.t === null && (r.workload === "select_random_points" ? r.metric === "qps" : r.metric === "tps"));
+  const byW = new Map<string, Map<string, number[]>>();
+  for (const r of rs) {
+    const m = byW.get(r.workload) ?? byW.set(r.workload, new Map()).get(r.workload)!;
+    (m.get(r.system) ?? m.set(r.system, []).get(r.system)!).push(r.value);
+  }
+  return [...byW.entries()].map(([workload, m]) => {
+    const ranked = [...m.entries()].map(([s, v]) => ({ s, m: med(v) })).sort((a, b) => b.m - a.m);
+    return { workload, best: ranked[0].s, second: ranked[1]?.s, ratio: ranked[1] ? ranked[0].m / ranked[1].m : undefined };
+  });
+}
+
+/** The run the home page features: newest run with measured records, preferring a non-ci profile. */
+export function featuredRunId(): string | undefined {
+  const measured = new Set(records.filter((r) => r.source === "measured").map((r) => r.run_id));
+  const sorted = runs.filter((m) => measured.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at));
+  return (sorted.find((m) => m.profile !== "ci") ?? sorted[0])?.run_id;
+}

@@ -1,0 +1,110 @@
+// Explore in a real browser: DuckDB-WASM loads results.csv from this origin, presets run and show
+// rows and a chart, the query lives in the URL, CSV download works, bad SQL shows an error.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { csvParse } from "d3-dsv";
+import { startPreview, launchBrowser, recordedContext, type Preview, type Recorder } from "./harness.ts";
+import { records } from "./expectations.ts";
+
+let preview: Preview;
+let browser: Browser;
+let rec: Recorder;
+let page: Page;
+const LOAD_TIMEOUT = 120_000;
+
+async function waitSettled(p: Page) {
+  await p.waitForFunction(() => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""), null, { timeout: LOAD_TIMEOUT });
+}
+async function tableShape(p: Page) {
+  return p.$eval("#result-table table", (t) => ({
+    columns: [...t.querySelectorAll("thead th")].map((th) => th.textContent),
+    rows: [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")),
+  }));
+}
+const qParam = (p: Page) => new URL(p.url()).searchParams.get("q");
+const editorText = (p: Page) => p.$eval(".cm-content", (el) => (el as HTMLElement).innerText.replace(/\u00a0/g, " "));
+
+before(async () => {
+  preview = await startPreview();
+  browser = await launchBrowser();
+  const ctx = await recordedContext(browser, preview.origin);
+  rec = ctx.rec;
+  page = await ctx.context.newPage();
+  ctx.watch(page);
+  await page.goto(`${preview.root}explore/`);
+  await waitSettled(page);
+});
+
+after(async () => {
+  await browser?.close();
+  await preview?.stop();
+});
+
+test("the default preset runs on load and shows rows and a chart", async () => {
+  assert.equal(await page.$eval("#explore", (e) => (e as HTMLElement).dataset.state), "done", await page.$eval("#error", (e) => e.textContent ?? ""));
+  const t = await tableShape(page);
+  assert.ok(t.rows.length > 0, "no rows");
+  assert.ok(t.columns.includes("median") && t.columns.includes("system"), `columns: ${t.columns}`);
+  const chart = await page.$eval("#result-chart", (f) => ({ svg: !!f.querySelector("svg[role=img] > title"), bars: f.querySelectorAll("svg[role=img] rect").length, title: f.querySelector("svg > title")?.textContent }));
+  assert.ok(chart.svg, "chart svg without <title>");
+  assert.ok(chart.bars >= t.rows.length, `chart has ${chart.bars} bars for ${t.rows.length} rows`);
+  assert.equal(qParam(page), (await editorText(page)).trim(), "the URL does not carry the query");
+});
+
+test("a preset chosen from the dropdown runs, and its SQL goes into the URL", async () => {
+  await page.selectOption("#preset", "memory");
+  await page.waitForFunction(() => new URL(location.href).searchParams.get("q")?.includes("mem_idle"), null, { timeout: 30_000 });
+  await waitSettled(page);
+  const t = await tableShape(page);
+  assert.deepEqual(t.columns, ["metric", "system", "median_mib", "min_mib", "max_mib", "samples"]);
+  const expected = new Set(records.filter((r) => r.metric === "mem_idle" || r.metric === "mem_load").filter((r) => r.source === "measured").map((r) => r.system));
+  assert.ok(t.rows.length > 0 && t.rows.every((r) => expected.has(r[1])), `rows: ${JSON.stringify(t.rows)}`);
+  assert.ok(await page.$("#result-chart svg[role=img]"), "no chart for the memory preset");
+});
+
+test("the result downloads as CSV with the same columns and rows", async () => {
+  const shown = await tableShape(page);
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: 30_000 }), page.click("#download")]);
+  assert.equal(download.suggestedFilename(), "samebox-query.csv");
+  const file = await download.path();
+  const parsed = csvParse(readFileSync(file!, "utf8"));
+  assert.deepEqual(parsed.columns, shown.columns);
+  assert.equal(parsed.length, shown.rows.length);
+  assert.equal(parsed[0].system, shown.rows[0][1]);
+});
+
+test("a query in the URL is loaded into the editor and run (shareable links)", async () => {
+  const sql = "SELECT system, count(*) AS records FROM results GROUP BY system ORDER BY system";
+  const p2 = await page.context().newPage();
+  await p2.goto(`${preview.root}explore/?q=${encodeURIComponent(sql)}`);
+  await waitSettled(p2);
+  assert.equal((await editorText(p2)).trim(), sql);
+  const t = await tableShape(p2);
+  const counts = new Map<string, number>();
+  for (const r of records) counts.set(r.system, (counts.get(r.system) ?? 0) + 1);
+  assert.deepEqual(t.rows.map((r) => [r[0], Number(r[1].replaceAll(",", ""))]), [...counts.entries()].sort((a, b) => a[0].localeCompare(b[0])));
+  await p2.close();
+});
+
+test("bad SQL shows a clear error and no stale result", async () => {
+  await page.locator(".cm-content").fill("SELEC system FROM results");
+  await page.click("#run");
+  await page.waitForFunction(() => document.getElementById("explore")?.dataset.state === "error", null, { timeout: 30_000 });
+  const err = await page.$eval("#error", (e) => ({ hidden: (e as HTMLElement).hidden, text: e.textContent ?? "", role: e.getAttribute("role") }));
+  assert.equal(err.hidden, false);
+  assert.equal(err.role, "alert");
+  assert.match(err.text, /Query failed: .*(syntax error|Parser Error)/i);
+  assert.equal(await page.$eval("#result", (e) => (e as HTMLElement).hidden), true);
+  assert.equal(await page.$eval("#download", (e) => (e as HTMLButtonElement).disabled), true);
+  assert.equal(qParam(page), "SELEC system FROM results");
+});
+
+test("every request stayed on the site's origin, wasm included, with no console errors", () => {
+  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith(".wasm")), "no wasm request recorded: the recorder is blind");
+  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.csv")), "results.csv was not fetched from the site");
+  assert.deepEqual(rec.foreign, []);
+  assert.deepEqual(rec.failed, []);
+  assert.deepEqual(rec.consoleErrors, []);
+});

@@ -1,0 +1,190 @@
+// Every page of the built site in a real browser: renders without console errors, links resolve under
+// the configured base, charts carry accessible titles, analysis pages load no script or wasm, and
+// nothing is requested from another origin.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { startPreview, launchBrowser, recordedContext, base, type Preview, type Recorder } from "./harness.ts";
+import { records, runs, leaders, featuredRunId } from "./expectations.ts";
+
+let preview: Preview;
+let browser: Browser;
+let rec: Recorder;
+const visited = new Map<string, { title: string; scripts: string[]; text: string }>();
+
+before(async () => {
+  preview = await startPreview();
+  browser = await launchBrowser();
+  const ctx = await recordedContext(browser, preview.origin);
+  rec = ctx.rec;
+  const page = await ctx.context.newPage();
+  ctx.watch(page);
+  // Breadth-first crawl of every internal page reachable from the home page (bounded).
+  const queue = [preview.root];
+  const seen = new Set(queue);
+  while (queue.length && visited.size < 300) {
+    const u = queue.shift()!;
+    const before = rec.requests.length;
+    const resp = await page.goto(u, { waitUntil: "load", timeout: 60_000 });
+    assert.equal(resp?.status(), 200, `${u} answered ${resp?.status()}`);
+    if (u.includes("/explore/")) await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""), null, { timeout: 120_000 });
+    const scripts = rec.requests.slice(before).filter((r) => /\.(m?js|wasm)(\?|$)/.test(r));
+    visited.set(u, { title: await page.title(), scripts, text: await page.locator("main").innerText() });
+    const links = await page.$$eval("a[href]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
+    for (const l of links) {
+      const clean = l.split("#")[0];
+      if (!clean.startsWith(preview.root) || seen.has(clean)) continue;
+      seen.add(clean);
+      if (/\/data\//.test(clean)) {
+        const r = await fetch(clean);
+        assert.equal(r.status, 200, `data link ${clean} answered ${r.status}`);
+        continue;
+      }
+      queue.push(clean);
+    }
+  }
+  await checkCharts(page);
+});
+
+after(async () => {
+  await browser?.close();
+  await preview?.stop();
+});
+
+async function checkCharts(page: Page) {
+  for (const u of visited.keys()) {
+    if (u.includes("/explore/")) continue;
+    await page.goto(u);
+    const charts = await page.$$eval("figure.chart", (figs) =>
+      figs.map((f) => {
+        const svg = f.querySelector(":scope > svg, :scope > figure > svg, :scope > div > svg") as SVGElement | null;
+        const titleId = svg?.getAttribute("aria-labelledby");
+        const title = titleId ? document.getElementById(titleId) : null;
+        return {
+          id: f.id,
+          hasSvg: !!svg,
+          role: svg?.getAttribute("role"),
+          title: title?.tagName.toLowerCase() === "title" && title.parentElement === svg ? title.textContent ?? "" : "",
+          desc: svg?.querySelector(":scope > desc")?.textContent ?? "",
+          caption: f.querySelector("figcaption")?.textContent ?? "",
+          marks: svg ? svg.querySelectorAll("rect, circle, path, line").length : 0,
+        };
+      }),
+    );
+    chartsByPage.set(u, charts);
+  }
+}
+const chartsByPage = new Map<string, Array<{ id: string; hasSvg: boolean; role: string | null | undefined; title: string; desc: string; caption: string; marks: number }>>();
+
+test("the crawl reached every kind of page under the base path", () => {
+  const paths = [...visited.keys()].map((u) => new URL(u).pathname);
+  for (const p of ["", "studies/", "runs/", "methodology/", "explore/"]) assert.ok(paths.includes(`${base}${p}`), `page ${base}${p} not reached; reached ${paths.join(", ")}`);
+  for (const m of runs) assert.ok(paths.includes(`${base}runs/${m.run_id}/`), `run page for ${m.run_id} not linked`);
+  const studies = new Set(records.map((r) => r.study));
+  for (const s of studies) assert.ok(paths.includes(`${base}studies/${s}/`), `study page for ${s} not linked`);
+});
+
+test("no page logs a console error or fails to load a resource", () => {
+  assert.deepEqual(rec.consoleErrors, []);
+  assert.deepEqual(rec.failed, []);
+});
+
+test("nothing is requested from another origin", () => {
+  assert.ok(rec.requests.length > visited.size, "the recorder saw too few requests to be trusted");
+  assert.deepEqual(rec.foreign, []);
+});
+
+test("analysis pages load no JavaScript or wasm; Explore does", () => {
+  for (const [u, v] of visited) {
+    if (u.includes("/explore/")) {
+      assert.ok(v.scripts.some((s) => s.endsWith(".wasm")), "Explore loaded no wasm");
+    } else {
+      assert.deepEqual(v.scripts, [], `${u} loaded scripts`);
+    }
+  }
+});
+
+test("every chart is an SVG with a <title>, <desc> and a caption", () => {
+  let total = 0;
+  for (const [u, charts] of chartsByPage) {
+    for (const c of charts) {
+      total++;
+      assert.ok(c.hasSvg, `${u} #${c.id}: no svg`);
+      assert.equal(c.role, "img", `${u} #${c.id}: svg without role=img`);
+      assert.ok(c.title.length > 10, `${u} #${c.id}: svg has no <title> referenced by aria-labelledby`);
+      assert.ok(c.desc.length > 10, `${u} #${c.id}: svg has no <desc>`);
+      assert.ok(c.caption.length > 10, `${u} #${c.id}: no figcaption`);
+      assert.ok(c.marks > 3, `${u} #${c.id}: svg draws nothing`);
+    }
+  }
+  const measuredStudies = new Set(records.filter((r) => r.source === "measured").map((r) => r.study));
+  for (const s of measuredStudies) {
+    const charts = chartsByPage.get(`${preview.root}studies/${s}/`) ?? [];
+    const workloads = new Set(records.filter((r) => r.source === "measured" && r.study === s && (r.metric === "tps" || r.metric === "qps")).map((r) => r.workload));
+    assert.ok(charts.length >= workloads.size + 1, `study ${s}: ${charts.length} charts for ${workloads.size} measured workloads`);
+  }
+  assert.ok(total > 0, "no charts at all");
+});
+
+test("the home page states the featured run's leader per workload, computed from records", () => {
+  const runId = featuredRunId();
+  const home = visited.get(preview.root)!;
+  if (!runId) {
+    assert.match(home.text, /No measured runs yet/);
+    return;
+  }
+  assert.ok(home.text.includes(runId), "home does not name the run its findings come from");
+  for (const l of leaders(runId)) {
+    const line = home.text.split("\n").find((x) => x.includes(`(${l.workload})`));
+    assert.ok(line, `no finding for ${l.workload}`);
+    assert.ok(line.includes(`${l.best} has the highest`), `${l.workload}: expected ${l.best} to lead, page says: ${line}`);
+    if (l.ratio) assert.ok(line.includes(`${l.ratio.toFixed(2)}× ${l.second}`), `${l.workload}: expected ratio ${l.ratio.toFixed(2)}× ${l.second}: ${line}`);
+  }
+});
+
+test("study pages label measured vs published numbers and explain systems not measured", () => {
+  for (const s of new Set(records.filter((r) => r.source === "published").map((r) => r.study))) {
+    const page = visited.get(`${preview.root}studies/${s}/`)!;
+    assert.match(page.text, /Published elsewhere, on other hardware/);
+    assert.match(page.text, /published elsewhere/);
+  }
+  for (const s of new Set(records.filter((r) => r.source === "measured").map((r) => r.study))) {
+    const page = visited.get(`${preview.root}studies/${s}/`)!;
+    assert.match(page.text, /measured by samebox/);
+    assert.match(page.text, /Exact commands and configuration/);
+    const measuredSystems = new Set(records.filter((r) => r.source === "measured" && r.study === s && r.run_id === featuredRunId()).map((r) => r.system));
+    if (!measuredSystems.has("mysql")) assert.match(page.text, /mysql[^\n]*cloud box/i, "the page must say MySQL is measured only on the cloud box");
+  }
+});
+
+test("the quick decision table is derived from the data", () => {
+  const runId = featuredRunId();
+  const oltp = records.find((r) => r.source === "measured" && r.workload === "oltp_read_write" && r.run_id === runId);
+  if (!oltp) return; // no OLTP measurement in this data set
+  const page = visited.get(`${preview.root}studies/${oltp.study}/`)!;
+  const rw = leaders(runId!).find((l) => l.workload === "oltp_read_write")!;
+  const row = page.text.split("\n").find((x) => x.startsWith("Mixed read-write OLTP"));
+  assert.ok(row, "decision table has no mixed read-write row");
+  assert.ok(row.includes(`\t${rw.best}`), `decision row should pick ${rw.best}: ${row}`);
+});
+
+test("run pages show every cell, failed cells first", () => {
+  for (const m of runs) {
+    const page = visited.get(`${preview.root}runs/${m.run_id}/`)!;
+    for (const c of m.cells) assert.ok(page.text.includes(c.id), `${m.run_id}: cell ${c.id} missing`);
+    const failed = m.cells.filter((c) => c.status === "failed");
+    if (failed.length) {
+      assert.match(page.text, /failed and \d+ wrong-answer cell/);
+      const firstCellLine = page.text.split("\n").findIndex((l) => l.includes(failed[0].id));
+      const firstOk = page.text.split("\n").findIndex((l) => m.cells.some((c) => c.status === "ok" && l.includes(c.id)));
+      assert.ok(firstCellLine < firstOk || firstOk < 0, "failed cells are not listed first");
+    }
+  }
+});
+
+test("the methodology page goes through the fair-benchmarking checklist", () => {
+  const page = visited.get(`${preview.root}methodology/`)!;
+  assert.match(page.text, /Raasveldt/);
+  for (const item of ["Hardware configuration is reported", "Cold runs flush OS and CPU caches", "Robust metrics are reported", "Several runs reduce interference"]) assert.ok(page.text.includes(item), item);
+  assert.match(page.text, /MySQL, SQL Server and pgvector are measured only on the cloud box/);
+});
