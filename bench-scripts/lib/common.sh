@@ -151,6 +151,9 @@ load_env_lines() {
   done
 }
 
+# list_contains LIST ITEM: LIST has ITEM as one of its lines (no pipe: safe with pipefail).
+list_contains() { [[ $'\n'"$1"$'\n' == *$'\n'"$2"$'\n'* ]]; }
+
 # json_get FILE KEY: print a top-level value of a JSON file (arrays one item a line).
 json_get() {
   python3 - "$1" "$2" <<'PY'
