@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# samebox cloud box entry: run one benchmark and always end with the results
+# uploaded, a done marker written and the machine powered off (the instance's
+# shutdown behaviour is "terminate", so power-off ends the bill).
+#
+# The same script runs locally for tests: every cloud step can be replaced.
+#   required  SAMEBOX_RUN_ID SAMEBOX_PROFILE SAMEBOX_STUDIES SAMEBOX_SYSTEMS (comma lists)
+#   clone     SAMEBOX_REPO_URL SAMEBOX_COMMIT into SAMEBOX_WORKDIR (default /opt/samebox);
+#             SAMEBOX_SKIP_CLONE=1 uses SAMEBOX_WORKDIR as it is
+#   limits    SAMEBOX_MAX_MINUTES (hard power-off timer, default 240),
+#             SAMEBOX_UPLOAD_MARGIN_MINUTES (kept free for upload, default 15),
+#             SAMEBOX_BENCH_BUDGET_SECONDS (caps the benchmark's time further)
+#   where     SAMEBOX_RESULTS_URI (default s3://$SAMEBOX_RESULTS_BUCKET/boxes/<aws:userid>/)
+#   role      SAMEBOX_ROLE single|server|client (split topology), SAMEBOX_DB_HOST for client
+#   replace   SAMEBOX_SHUTDOWN_CMD (gets the minutes), SAMEBOX_UPLOAD_CMD (gets <local path> <uri>),
+#             SAMEBOX_POWEROFF_CMD, SAMEBOX_SKIP_PREREQS=1 (no apt/snap installs)
+set -uo pipefail
+
+started_epoch=$(date +%s)
+started_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+max_minutes=${SAMEBOX_MAX_MINUTES:-240}
+if ! [[ "$max_minutes" =~ ^[0-9]+$ ]] || (( max_minutes < 2 )); then
+  echo "samebox-box: SAMEBOX_MAX_MINUTES must be a whole number of minutes >= 2, got '$max_minutes'; using 240" >&2
+  max_minutes=240
+fi
+
+# 1. Before anything that could hang: the hard timer. Whatever happens below,
+#    the machine powers off (and so terminates) after max_minutes.
+if [[ -n "${SAMEBOX_SHUTDOWN_CMD:-}" ]]; then
+  $SAMEBOX_SHUTDOWN_CMD "$max_minutes"
+else
+  shutdown -h "+$max_minutes" "samebox: hard time limit reached"
+fi
+
+log() { printf '%s samebox-box: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+
+workdir=${SAMEBOX_WORKDIR:-/opt/samebox}
+role=${SAMEBOX_ROLE:-single}
+run_id=${SAMEBOX_RUN_ID:-}
+status_dir=${SAMEBOX_STATUS_DIR:-/var/log/samebox}
+mkdir -p "$status_dir"
+main_log="$status_dir/main.log"
+status="error"
+exit_code=""
+detail=""
+finished=0
+
+upload() { # <local path> <destination uri>
+  if [[ -n "${SAMEBOX_UPLOAD_CMD:-}" ]]; then
+    $SAMEBOX_UPLOAD_CMD "$1" "$2"
+  elif [[ -d "$1" ]]; then
+    aws s3 cp --recursive --only-show-errors "$1" "$2"
+  else
+    aws s3 cp --only-show-errors "$1" "$2"
+  fi
+}
+
+results_uri() {
+  if [[ -n "${SAMEBOX_RESULTS_URI:-}" ]]; then
+    printf '%s' "${SAMEBOX_RESULTS_URI%/}/"
+    return
+  fi
+  # For an EC2 instance role, UserId is "<role-id>:<instance-id>": the only
+  # prefix the box role's policy lets this machine write.
+  local user_id
+  user_id=$(aws sts get-caller-identity --query UserId --output text) || return 1
+  printf 's3://%s/boxes/%s/' "${SAMEBOX_RESULTS_BUCKET:?SAMEBOX_RESULTS_BUCKET is not set}" "$user_id"
+}
+
+json_string() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+
+write_done_marker() { # <file>
+  local finished_epoch
+  finished_epoch=$(date +%s)
+  cat > "$1" <<JSON
+{
+  "run_id": $(json_string "$run_id"),
+  "role": $(json_string "$role"),
+  "status": $(json_string "$status"),
+  "exit_code": ${exit_code:-null},
+  "detail": $(json_string "$detail"),
+  "commit": $(json_string "$(git -C "$workdir" rev-parse HEAD 2>/dev/null || true)"),
+  "started_at": "$started_at",
+  "finished_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "duration_s": $(( finished_epoch - started_epoch )),
+  "run_dir_uploaded": $run_dir_uploaded,
+  "topology": $(json_string "${SAMEBOX_TOPOLOGY:-single}"),
+  "instance_type": $(json_string "${SAMEBOX_CLOUD_INSTANCE_TYPE:-}"),
+  "region": $(json_string "${SAMEBOX_CLOUD_REGION:-}"),
+  "ami_id": $(json_string "${SAMEBOX_CLOUD_AMI_ID:-}"),
+  "instance_count": ${SAMEBOX_CLOUD_INSTANCE_COUNT:-1}
+}
+JSON
+}
+
+run_dir_uploaded=false
+finish() {
+  (( finished )) && return
+  finished=1
+  trap - EXIT INT TERM
+  log "finishing: status=$status exit_code=${exit_code:-none} ${detail}"
+  local dest marker
+  if dest=$(results_uri); then
+    local run_dir="$workdir/data/runs/$run_id"
+    if [[ -n "$run_id" && -d "$run_dir" ]]; then
+      if upload "$run_dir" "${dest}run/"; then run_dir_uploaded=true; else log "upload of $run_dir failed"; fi
+    fi
+    for f in /var/log/cloud-init-output.log /var/log/samebox-box.log; do
+      [[ -r "$f" ]] && cp "$f" "$status_dir/" 2>/dev/null
+    done
+    upload "$status_dir" "${dest}logs/" || log "upload of logs failed"
+    # The done marker goes last: its presence means everything else is there.
+    marker=$(mktemp)
+    write_done_marker "$marker"
+    upload "$marker" "${dest}done.json" || log "upload of done marker failed"
+    rm -f "$marker"
+  else
+    log "cannot work out the results destination; nothing uploaded"
+  fi
+  log "powering off"
+  if [[ -n "${SAMEBOX_POWEROFF_CMD:-}" ]]; then
+    $SAMEBOX_POWEROFF_CMD
+  else
+    systemctl poweroff
+  fi
+}
+trap finish EXIT
+trap 'status=interrupted; detail="terminated by a signal (shutdown or cancel)"; exit 143' INT TERM
+
+fail() { status=$1; detail=$2; log "$status: $detail"; exit 1; }
+
+# 2. Inputs: the same checks as the dispatch workflow, repeated here because a
+#    maintainer can also launch the module by hand.
+[[ "$run_id" =~ ^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$ ]] \
+  || fail invalid_input "SAMEBOX_RUN_ID '$run_id' is not YYYYMMDDTHHMMSSZ-<lowercase slug>"
+case "$role" in single|server|client) ;; *) fail invalid_input "SAMEBOX_ROLE '$role' is not one of single, server, client" ;; esac
+[[ "$role" != client || -n "${SAMEBOX_DB_HOST:-}" ]] || fail invalid_input "SAMEBOX_ROLE=client needs SAMEBOX_DB_HOST"
+
+# 3. What the box needs before the repository's own scripts take over.
+if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
+  export DEBIAN_FRONTEND=noninteractive
+  log "installing prerequisites"
+  { apt-get update -q && apt-get install -y -q git ca-certificates curl python3 nodejs npm; } >>"$status_dir/prereqs.log" 2>&1 \
+    || fail error "apt-get install of prerequisites failed (see logs/prereqs.log)"
+  if ! command -v aws >/dev/null; then
+    snap install aws-cli --classic >>"$status_dir/prereqs.log" 2>&1 || fail error "installing the AWS CLI failed (see logs/prereqs.log)"
+  fi
+fi
+
+# 4. The exact commit.
+if [[ "${SAMEBOX_SKIP_CLONE:-0}" != 1 ]]; then
+  [[ "${SAMEBOX_COMMIT:-}" =~ ^[0-9a-f]{40}$ ]] || fail invalid_input "SAMEBOX_COMMIT '${SAMEBOX_COMMIT:-}' is not a full 40-character commit"
+  log "cloning ${SAMEBOX_REPO_URL:?SAMEBOX_REPO_URL is not set} at $SAMEBOX_COMMIT"
+  if ! { git clone --quiet --filter=blob:none "$SAMEBOX_REPO_URL" "$workdir" \
+         && git -C "$workdir" checkout --quiet --detach "$SAMEBOX_COMMIT"; } >>"$status_dir/clone.log" 2>&1; then
+    fail clone_failed "could not check out $SAMEBOX_COMMIT from $SAMEBOX_REPO_URL (see logs/clone.log)"
+  fi
+fi
+cd "$workdir" || fail error "workdir $workdir does not exist"
+
+if [[ -r terraform/allowed.json ]]; then
+  python3 terraform/scripts/validate_inputs.py --studies "$SAMEBOX_STUDIES" --systems "$SAMEBOX_SYSTEMS" \
+      --profile "$SAMEBOX_PROFILE" >>"$status_dir/validate.log" 2>&1 \
+    || fail invalid_input "$(tail -n 1 "$status_dir/validate.log")"
+fi
+
+# 5. The benchmark, bounded so that the upload still fits before the timer.
+margin=${SAMEBOX_UPLOAD_MARGIN_MINUTES:-15}
+budget_s=$(( max_minutes * 60 - margin * 60 - ($(date +%s) - started_epoch) ))
+# Tests (and impatient maintainers) may cap the budget further.
+if [[ "${SAMEBOX_BENCH_BUDGET_SECONDS:-}" =~ ^[0-9]+$ ]] && (( SAMEBOX_BENCH_BUDGET_SECONDS < budget_s )); then
+  budget_s=$SAMEBOX_BENCH_BUDGET_SECONDS
+fi
+(( budget_s > 0 )) || fail timeout "no time left for the benchmark (max ${max_minutes} min, upload margin ${margin} min)"
+export SAMEBOX_TOPOLOGY=${SAMEBOX_TOPOLOGY:-single}
+
+if [[ "$role" == server ]]; then
+  # Split topology, database box: serve the chosen systems on the private
+  # address to the load client, then wait; the workflow's destroy (or the
+  # timer) ends this machine once the client has reported.
+  export SAMEBOX_LISTEN_ADDRESS=${SAMEBOX_LISTEN_ADDRESS:-$(hostname -I | awk '{print $1}')}
+  IFS=, read -r -a systems <<<"$SAMEBOX_SYSTEMS"
+  for system in "${systems[@]}"; do
+    verbs="bench-scripts/systems/$system"
+    log "serving $system on $SAMEBOX_LISTEN_ADDRESS"
+    { bash "$verbs/install" && bash "$verbs/start"; } >>"$status_dir/server-$system.log" 2>&1
+    rc=$?
+    (( rc == 0 || rc == 3 )) || fail failed "starting $system failed with exit $rc (see logs/server-$system.log)"
+  done
+  log "serving until the client reports or ${budget_s}s pass"
+  sleep "$budget_s"
+  status=ok; exit_code=0; detail="served for the whole budget"
+  exit 0
+fi
+
+[[ "$role" != client ]] || export SAMEBOX_DB_HOST
+main=${SAMEBOX_MAIN:-pipeline/bin/main}
+[[ -f "$main" ]] || fail error "$main does not exist at this commit"
+log "running $main --profile $SAMEBOX_PROFILE --studies $SAMEBOX_STUDIES --systems $SAMEBOX_SYSTEMS --run-id $run_id (limit ${budget_s}s)"
+timeout --signal=TERM --kill-after=120 "$budget_s" \
+  bash "$main" --profile "$SAMEBOX_PROFILE" --studies "$SAMEBOX_STUDIES" --systems "$SAMEBOX_SYSTEMS" \
+  --run-id "$run_id" --no-site >>"$main_log" 2>&1
+exit_code=$?
+if (( exit_code == 0 )); then
+  status=ok
+elif (( exit_code == 124 || exit_code == 137 )); then
+  status=timeout; detail="the benchmark ran out of its ${budget_s}s budget"
+elif [[ -f "data/runs/$run_id/manifest.json" ]]; then
+  status=cells_failed; detail="some cells failed; the run folder was written"
+else
+  status=failed; detail="$main exited $exit_code without writing data/runs/$run_id"
+fi
+exit 0

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Cost of a cloud run from data/prices/ec2-on-demand.csv.
+
+EC2 Linux on-demand bills per second with a 60-second minimum per instance.
+Prints a JSON cost block; with --manifest it also stores the block as the
+manifest's "cost" (only when the manifest has none yet: the pipeline's own
+figure wins). A price that is missing or unconfirmed gives usd = null and the
+reason, never a guess.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PRICES = REPO / "data" / "prices" / "ec2-on-demand.csv"
+MIN_BILLED_SECONDS = 60
+
+
+def load_price(path: Path, region: str, instance_type: str) -> dict | None:
+    """Newest confirmed row for region + instance type, or None."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = [
+            row for row in csv.DictReader(handle)
+            if row["region"] == region and row["instance_type"] == instance_type
+            and row["confirmed"] == "yes" and row["usd_per_hour"].strip()
+        ]
+    if not rows:
+        return None
+    return max(rows, key=lambda row: row["date"])
+
+
+def cost_block(prices: Path, region: str, instance_type: str, seconds: float, instances: int) -> dict:
+    billed = max(seconds, MIN_BILLED_SECONDS) * instances
+    block: dict = {
+        "usd": None,
+        "usd_per_hour": None,
+        "instance_type": instance_type,
+        "region": region,
+        "instance_count": instances,
+        "billed_seconds": round(billed, 3),
+        "price_date": None,
+        "price_source": None,
+        "basis": "EC2 Linux on-demand, per second, 60 s minimum per instance; EBS and data transfer excluded",
+    }
+    row = load_price(prices, region, instance_type)
+    if row is None:
+        block["reason"] = f"no confirmed price for {instance_type} in {region} in {prices.name}"
+        return block
+    per_hour = float(row["usd_per_hour"])
+    block.update(
+        usd=round(per_hour * billed / 3600, 4),
+        usd_per_hour=per_hour,
+        price_date=row["date"],
+        price_source=row["source_url"],
+    )
+    return block
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--region", required=True)
+    parser.add_argument("--instance-type", required=True)
+    parser.add_argument("--seconds", type=float, required=True, help="wall time each instance ran")
+    parser.add_argument("--instances", type=int, default=1)
+    parser.add_argument("--prices", type=Path, default=PRICES)
+    parser.add_argument("--manifest", type=Path, help="store the block as this manifest's cost if it has none")
+    args = parser.parse_args(argv)
+    if args.seconds < 0 or args.instances < 1:
+        print("error: --seconds must be >= 0 and --instances >= 1", file=sys.stderr)
+        return 2
+    block = cost_block(args.prices, args.region, args.instance_type, args.seconds, args.instances)
+    if args.manifest:
+        manifest = json.loads(args.manifest.read_text(encoding="utf-8"))
+        if manifest.get("cost") is None:
+            manifest["cost"] = block
+            args.manifest.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(block, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Wait, with a bound, for a box's done marker (<prefix>done.json) in S3.
+
+Stops early when every watched instance is already gone (terminated or
+shutting down) and the marker still has not appeared after a grace period:
+no point waiting for a machine that can no longer write.
+Exit 0: marker found, its JSON printed (its "status" may still say the run
+failed). Exit 3: no marker within the bound. Exit 4: the instances are gone
+and no marker came.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import boto3
+from botocore.exceptions import ClientError
+
+GONE_STATES = {"shutting-down", "terminated"}
+
+
+def read_marker(s3, bucket: str, key: str) -> dict | None:
+    try:
+        body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except ClientError as error:
+        if error.response["Error"]["Code"] in ("NoSuchKey", "404"):
+            return None
+        raise
+    return json.loads(body)
+
+
+def instances_gone(ec2, instance_ids: list[str]) -> bool:
+    if not instance_ids:
+        return False
+    reservations = ec2.describe_instances(InstanceIds=instance_ids)["Reservations"]
+    states = [i["State"]["Name"] for r in reservations for i in r["Instances"]]
+    return bool(states) and all(state in GONE_STATES for state in states)
+
+
+def wait(s3, ec2, bucket: str, key: str, instance_ids: list[str], timeout_s: float,
+         interval_s: float, grace_s: float, clock=time.monotonic, sleep=time.sleep) -> tuple[int, dict | None]:
+    deadline = clock() + timeout_s
+    gone_since = None
+    while True:
+        marker = read_marker(s3, bucket, key)
+        if marker is not None:
+            return 0, marker
+        now = clock()
+        if ec2 is not None and instances_gone(ec2, instance_ids):
+            gone_since = gone_since if gone_since is not None else now
+            if now - gone_since >= grace_s:
+                return 4, None
+        if now >= deadline:
+            return 3, None
+        sleep(min(interval_s, max(deadline - now, 0.01)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--uri", required=True, help="s3://bucket/prefix/ the box uploads to")
+    parser.add_argument("--region", required=True)
+    parser.add_argument("--instance-id", action="append", default=[], help="watch this instance (repeatable)")
+    parser.add_argument("--timeout-minutes", type=float, required=True)
+    parser.add_argument("--interval-seconds", type=float, default=60)
+    parser.add_argument("--grace-seconds", type=float, default=180, help="after the instances are gone")
+    parser.add_argument("--endpoint-url", help="S3/EC2 endpoint (tests use a local emulator)")
+    args = parser.parse_args(argv)
+    if not args.uri.startswith("s3://") or "/" not in args.uri[5:]:
+        print(f"error: --uri {args.uri!r} is not s3://bucket/prefix/", file=sys.stderr)
+        return 2
+    bucket, _, prefix = args.uri[5:].partition("/")
+    key = (prefix.rstrip("/") + "/done.json") if prefix else "done.json"
+    s3 = boto3.client("s3", region_name=args.region, endpoint_url=args.endpoint_url)
+    ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=args.endpoint_url) if args.instance_id else None
+    code, marker = wait(s3, ec2, bucket, key, args.instance_id, args.timeout_minutes * 60,
+                        args.interval_seconds, args.grace_seconds)
+    if code == 0:
+        print(json.dumps(marker, indent=2))
+    elif code == 3:
+        print(f"error: no s3://{bucket}/{key} within {args.timeout_minutes:g} minutes", file=sys.stderr)
+    else:
+        print(f"error: instances {', '.join(args.instance_id)} are gone and s3://{bucket}/{key} never appeared", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

