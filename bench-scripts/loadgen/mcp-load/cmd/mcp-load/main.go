@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -24,13 +25,14 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run returns the exit code: 0 report printed, 1 the run could not be done
 // (server unreachable, initialize failed), 2 bad command line.
-func run(argv []string) int {
+func run(argv []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp-load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	var (
 		endpoint      = fs.String("url", "", "MCP endpoint, e.g. http://127.0.0.1:8765/mcp (loopback only; required)")
 		protocol      = fs.String("protocol", mcpclient.Protocol20250618, "protocol revision: "+strings.Join(mcpclient.Protocols, ", "))
@@ -74,11 +76,11 @@ func run(argv []string) int {
 		return 2 // flag already printed the error and usage
 	}
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "mcp-load: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "mcp-load: "+format+"\n", a...)
 		return 2
 	}
 	if *showVersion {
-		fmt.Println("mcp-load", loadgen.Version)
+		fmt.Fprintln(stdout, "mcp-load", loadgen.Version)
 		return 0
 	}
 	if fs.NArg() > 0 {
@@ -126,7 +128,7 @@ func run(argv []string) int {
 		Seed: *seed, LateThreshold: time.Duration(*lateMs * float64(time.Millisecond)),
 		CloseSessions: *closeSessions, ExtraHeaders: headers,
 		ClientInfo:       mcpclient.Implementation{Name: "mcp-load", Version: loadgen.Version},
-		Progress:         os.Stderr,
+		Progress:         stderr,
 		ProgressInterval: secs(*progressS),
 	}
 	if err := opts.Validate(); err != nil {
@@ -136,16 +138,16 @@ func run(argv []string) int {
 	defer stop()
 	rep, err := loadgen.Run(ctx, opts)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcp-load: %v\n", err)
+		fmt.Fprintf(stderr, "mcp-load: %v\n", err)
 		return 1
 	}
 	rep.GoVersion = runtime.Version()
 	out, err := loadgen.MarshalReport(rep)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcp-load: %v\n", err)
+		fmt.Fprintf(stderr, "mcp-load: %v\n", err)
 		return 1
 	}
-	fmt.Println(string(out))
+	fmt.Fprintln(stdout, string(out))
 	return 0
 }
 

@@ -68,7 +68,7 @@ func Parse(data []byte) (Source, error) {
 		return l, nil
 	}
 	var f struct {
-		Template map[string]any            `json:"template"`
+		Template map[string]any             `json:"template"`
 		Vars     map[string]json.RawMessage `json:"vars"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

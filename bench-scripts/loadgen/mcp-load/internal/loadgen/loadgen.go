@@ -399,8 +399,13 @@ func (r *runner) run(parent context.Context) {
 		}
 	}()
 	progressDone := make(chan struct{})
+	var progressWG sync.WaitGroup
 	if r.o.Progress != nil && r.o.ProgressInterval > 0 {
-		go r.progress(progressDone)
+		progressWG.Add(1)
+		go func() {
+			defer progressWG.Done()
+			r.progress(progressDone)
+		}()
 	}
 
 	if r.o.Rate > 0 {
@@ -409,6 +414,7 @@ func (r *runner) run(parent context.Context) {
 		r.closedLoop(ctx)
 	}
 	close(progressDone)
+	progressWG.Wait() // no progress line may follow the report
 	r.stop("duration") // no-op unless workers all ended early
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageEnd)
 	if !r.rusageStarted.Load() { // stopped during warm-up

@@ -1,0 +1,275 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"samebox/bench-scripts/loadgen/mcp-load/internal/argtpl"
+	"samebox/bench-scripts/loadgen/mcp-load/internal/mcpclient"
+	"samebox/bench-scripts/loadgen/mcp-load/internal/trivial"
+)
+
+// countingHandler counts tools/call requests and can delay them.
+type countingHandler struct {
+	next  http.Handler
+	calls atomic.Int64
+	delay time.Duration
+	seen  chan string // arguments of tools/call, when non-nil
+}
+
+func (h *countingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if bytes.Contains(body, []byte(`"tools/call"`)) {
+		h.calls.Add(1)
+		if h.seen != nil {
+			var m struct {
+				Params struct {
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"params"`
+			}
+			json.Unmarshal(body, &m)
+			select {
+			case h.seen <- string(m.Params.Arguments):
+			default:
+			}
+		}
+		if h.delay > 0 {
+			time.Sleep(h.delay)
+		}
+	}
+	h.next.ServeHTTP(w, r)
+}
+
+func baseOptions(url string) Options {
+	return Options{
+		Endpoint: url, Protocol: mcpclient.Protocol20250618, Workload: WorkloadCall, Tool: "echo",
+		Concurrency: 2, Duration: 400 * time.Millisecond, MaxCalls: 1_000_000, Timeout: 5 * time.Second,
+		Seed: 42, LateThreshold: time.Millisecond, MaxOutstanding: 20, CloseSessions: true,
+		ClientInfo: mcpclient.Implementation{Name: "test", Version: "0"},
+	}
+}
+
+func runOK(t *testing.T, o Options) *Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return rep
+}
+
+func TestClosedLoopBoundedRun(t *testing.T) {
+	h := &countingHandler{next: trivial.Handler(trivial.Options{})}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Warmup = 200 * time.Millisecond
+	start := time.Now()
+	rep := runOK(t, o)
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("run took %v for 0.2 s warm-up + 0.4 s", el)
+	}
+	if rep.Mode != "closed" || rep.Rate != nil || rep.OpenLoop != nil {
+		t.Errorf("mode %q rate %v open_loop %v", rep.Mode, rep.Rate, rep.OpenLoop)
+	}
+	if rep.OK == 0 || rep.Errors.Total != 0 || rep.Calls != rep.OK {
+		t.Fatalf("ok %d errors %+v calls %d", rep.OK, rep.Errors, rep.Calls)
+	}
+	// Warm-up calls reach the server but no figure.
+	if served := h.calls.Load(); rep.Calls >= served {
+		t.Errorf("report counts %d calls, server saw %d: warm-up not excluded", rep.Calls, served)
+	}
+	if rep.DurationS < 0.35 || rep.DurationS > 0.5 {
+		t.Errorf("duration_s %v, want ~0.4", rep.DurationS)
+	}
+	want := float64(rep.OK) / rep.DurationS
+	if d := rep.ThroughputPerS - want; d > 1 || d < -1 {
+		t.Errorf("throughput %v, want ok/duration = %v", rep.ThroughputPerS, want)
+	}
+	l := rep.LatencyMs
+	if l == nil || !(l.Min <= l.P50 && l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) || l.Mean <= 0 {
+		t.Errorf("latency %+v not ordered", l)
+	}
+	if rep.CPU.UserS+rep.CPU.SysS <= 0 || rep.CPU.PerCallUs <= 0 {
+		t.Errorf("cpu %+v", rep.CPU)
+	}
+	if rep.Server.Name != trivial.Name || rep.ProtocolNegotiated != mcpclient.Protocol20250618 || rep.StopReason != "duration" {
+		t.Errorf("server %+v negotiated %q stop %q", rep.Server, rep.ProtocolNegotiated, rep.StopReason)
+	}
+}
+
+func TestMaxCallsBound(t *testing.T) {
+	h := &countingHandler{next: trivial.Handler(trivial.Options{JSONResponse: true})}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Duration = 20 * time.Second
+	o.MaxCalls = 37
+	start := time.Now()
+	rep := runOK(t, o)
+	if time.Since(start) > 5*time.Second {
+		t.Error("max-calls did not end the run early")
+	}
+	if rep.StopReason != "max_calls" || rep.Calls != 37 || h.calls.Load() != 37 {
+		t.Errorf("stop %q, report calls %d, server calls %d; want max_calls, 37, 37", rep.StopReason, rep.Calls, h.calls.Load())
+	}
+}
+
+func TestErrorsCountedByKind(t *testing.T) {
+	srv := httptest.NewServer(trivial.Handler(trivial.Options{}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Tool = "fail"
+	rep := runOK(t, o)
+	if rep.OK != 0 || rep.Errors.Total == 0 || rep.Errors.ByKind[mcpclient.KindToolError] != rep.Errors.Total || rep.LatencyMs != nil {
+		t.Errorf("ok %d errors %+v latency %v; want every call a %s", rep.OK, rep.Errors, rep.LatencyMs, mcpclient.KindToolError)
+	}
+	if rep.Errors.Sample == "" {
+		t.Error("no error sample")
+	}
+}
+
+func TestOpenLoopKeepsScheduleAndCountsDrops(t *testing.T) {
+	// Fast server, modest rate, deep queue: every arrival is sent, none
+	// dropped (kept modest so a loaded 2-core CI box under -race copes).
+	srv := httptest.NewServer(trivial.Handler(trivial.Options{}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Rate = 50
+	o.Duration = time.Second
+	o.MaxOutstanding = 200
+	rep := runOK(t, o)
+	ol := rep.OpenLoop
+	if rep.Mode != "open" || ol == nil || rep.Rate == nil || *rep.Rate != 50 {
+		t.Fatalf("mode %q open_loop %+v", rep.Mode, ol)
+	}
+	if ol.Intended < 49 || ol.Intended > 51 {
+		t.Errorf("intended %d arrivals in 1 s at 50/s", ol.Intended)
+	}
+	if ol.Sent+ol.Dropped != ol.Intended || ol.Dropped != 0 || rep.Calls != ol.Sent {
+		t.Errorf("open loop %+v, calls %d", ol, rep.Calls)
+	}
+
+	// Slow server (20 ms per call), 1 worker, 100/s offered: the queue
+	// fills, arrivals beyond the bound are dropped, and latency measured
+	// from the intended start exceeds the service time.
+	slow := &countingHandler{next: trivial.Handler(trivial.Options{}), delay: 20 * time.Millisecond}
+	srv2 := httptest.NewServer(slow)
+	defer srv2.Close()
+	o = baseOptions(srv2.URL)
+	o.Concurrency, o.Rate, o.MaxOutstanding, o.Duration = 1, 100, 3, time.Second
+	rep = runOK(t, o)
+	ol = rep.OpenLoop
+	if ol.Dropped == 0 || ol.Late == 0 {
+		t.Errorf("overloaded open loop reported no drops/late: %+v", ol)
+	}
+	if rep.LatencyMs.P50 <= ol.ServiceTimeMs.P50 {
+		t.Errorf("latency p50 %v not above service p50 %v: queueing hidden", rep.LatencyMs.P50, ol.ServiceTimeMs.P50)
+	}
+	if rep.ThroughputPerS > 60 {
+		t.Errorf("throughput %v/s exceeds what a 20 ms server allows one worker", rep.ThroughputPerS)
+	}
+}
+
+func TestDiscoveryWorkload(t *testing.T) {
+	for _, tc := range []struct {
+		protocol  string
+		stateless bool
+	}{{mcpclient.Protocol20250618, false}, {mcpclient.Protocol20260728, true}} {
+		t.Run(tc.protocol, func(t *testing.T) {
+			srv := httptest.NewServer(trivial.Handler(trivial.Options{Stateless: tc.stateless}))
+			defer srv.Close()
+			o := baseOptions(srv.URL)
+			o.Workload, o.Tool, o.Protocol = WorkloadDiscovery, "", tc.protocol
+			rep := runOK(t, o)
+			if rep.OK == 0 || rep.Errors.Total != 0 || rep.ToolName != "" || rep.Server.Name != trivial.Name {
+				t.Errorf("ok %d errors %+v tool %q server %+v", rep.OK, rep.Errors, rep.ToolName, rep.Server)
+			}
+		})
+	}
+}
+
+func TestStatelessCallWorkload(t *testing.T) {
+	srv := httptest.NewServer(trivial.Handler(trivial.Options{Stateless: true, JSONResponse: true}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Protocol = mcpclient.Protocol20260728
+	rep := runOK(t, o)
+	if rep.OK == 0 || rep.Errors.Total != 0 || rep.Server.Name != trivial.Name || rep.ProtocolNegotiated != mcpclient.Protocol20260728 {
+		t.Errorf("ok %d errors %+v server %+v negotiated %q", rep.OK, rep.Errors, rep.Server, rep.ProtocolNegotiated)
+	}
+}
+
+func TestTemplatedArgsReachServer(t *testing.T) {
+	h := &countingHandler{next: trivial.Handler(trivial.Options{}), seen: make(chan string, 10000)}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Concurrency = 1
+	o.MaxCalls = 30
+	o.Duration = 20 * time.Second // max-calls ends the run
+	var err error
+	o.Args, err = argtpl.Parse([]byte(`{"template":{"text":"key-{{k}}"},"vars":{"k":{"int_range":[1,5]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, o)
+	close(h.seen)
+	var first []string
+	for a := range h.seen {
+		first = append(first, a)
+	}
+	// Same seed, same worker: the same sequence again.
+	h2 := &countingHandler{next: trivial.Handler(trivial.Options{}), seen: make(chan string, 10000)}
+	srv2 := httptest.NewServer(h2)
+	defer srv2.Close()
+	o.Endpoint = srv2.URL
+	runOK(t, o)
+	close(h2.seen)
+	var second []string
+	for a := range h2.seen {
+		second = append(second, a)
+	}
+	if len(first) != 30 || strings.Join(first, "|") != strings.Join(second, "|") {
+		t.Errorf("runs sent %d/%d args, sequences equal=%v", len(first), len(second), strings.Join(first, "|") == strings.Join(second, "|"))
+	}
+	distinct := map[string]bool{}
+	for _, a := range first {
+		distinct[a] = true
+	}
+	if len(distinct) < 3 {
+		t.Errorf("templated args hit only %v", distinct)
+	}
+}
+
+func TestSetupFailuresAreClear(t *testing.T) {
+	srv := httptest.NewServer(trivial.Handler(trivial.Options{}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Tool = "nope"
+	_, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "it offers: echo, fail, noop") {
+		t.Errorf("unknown tool error %v", err)
+	}
+	o = baseOptions(srv.URL)
+	o.Workload = "bogus"
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "valid: discovery, call") {
+		t.Errorf("bad workload error %v", err)
+	}
+	o = baseOptions(srv.URL)
+	o.Protocol = "2024-11-05"
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "valid: 2025-03-26, 2025-06-18, 2026-07-28") {
+		t.Errorf("bad protocol error %v", err)
+	}
+}
