@@ -77,6 +77,10 @@ export function loadStudy(name: string): StudyDef {
           return { ...w, file } as WorkloadDef;
         })
     : [];
+  // study.json may order its workloads (e.g. the one that grows the tables last); the rest follow by name.
+  const order = Array.isArray(def.workload_order) ? (def.workload_order as string[]) : [];
+  const rank = (w: WorkloadDef) => (order.includes(w.name) ? order.indexOf(w.name) : order.length);
+  workloads.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
   return { ...def, dir, workloads } as StudyDef;
 }
 

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 
 // Server memory and CPU, measured over the whole process tree of the server (PostgreSQL forks a
 // backend per connection; MariaDB/MySQL use threads). Memory is PSS (proportional set size: shared
@@ -55,31 +56,56 @@ export function treeCpuSeconds(roots: number[]): number {
   return processTree(roots).reduce((s, p) => s + (readStat(p)?.cpuTicks ?? 0), 0) / CLK_TCK;
 }
 
-// Samples the tree's PSS every intervalMs while a cell runs; the peak is "memory under load".
+// Markers a study's run verb may touch so that memory and CPU cover only the measured interval,
+// not the warm-up or the tool's start-up (bench-scripts/README.md).
+export const MEASURE_START = ".measure-start";
+export const MEASURE_END = ".measure-end";
+
+// Samples the tree's PSS while a cell runs; the peak is "memory under load". CPU is the tree's CPU
+// seconds over the measured window divided by its wall time. Without markers the window is the cell.
 export class ResourceSampler {
   private timer: NodeJS.Timeout | null = null;
   private peakMiB = 0;
   private cpuStart = 0;
   private startedAt = 0;
+  private final: { cpu: number; at: number } | null = null;
+  private windowed = false;
   private roots: number[];
-  constructor(roots: number[]) {
+  private cellDir: string;
+  constructor(roots: number[], cellDir: string) {
     this.roots = roots;
+    this.cellDir = cellDir;
   }
-  start(intervalMs = 1000): void {
+  start(intervalMs = 250): void {
     this.cpuStart = treeCpuSeconds(this.roots);
     this.startedAt = performance.now();
     this.sample();
-    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.timer = setInterval(() => this.tick(), intervalMs);
+  }
+  private tick(): void {
+    if (this.final) return;
+    if (!this.windowed && existsSync(path.join(this.cellDir, MEASURE_START))) {
+      this.windowed = true;
+      this.peakMiB = 0;
+      this.cpuStart = treeCpuSeconds(this.roots);
+      this.startedAt = performance.now();
+    }
+    if (this.windowed && existsSync(path.join(this.cellDir, MEASURE_END))) {
+      this.final = { cpu: treeCpuSeconds(this.roots), at: performance.now() };
+      return;
+    }
+    this.sample();
   }
   private sample(): void {
     this.peakMiB = Math.max(this.peakMiB, treeMemoryMiB(this.roots));
   }
-  stop(): { peakMiB: number; cpuPercent: number; cpuSeconds: number } {
+  stop(): { peakMiB: number; cpuPercent: number; cpuSeconds: number; window: "measured" | "whole-cell" } {
     if (this.timer) clearInterval(this.timer);
-    this.sample();
-    const cpuSeconds = treeCpuSeconds(this.roots) - this.cpuStart;
-    const wall = (performance.now() - this.startedAt) / 1000;
+    this.tick();
+    const end = this.final ?? { cpu: treeCpuSeconds(this.roots), at: performance.now() };
+    const cpuSeconds = end.cpu - this.cpuStart;
+    const wall = (end.at - this.startedAt) / 1000;
     // Percent of one core, as top shows it: 200 % = both cores of a 2-core box busy.
-    return { peakMiB: this.peakMiB, cpuSeconds, cpuPercent: wall > 0 ? (100 * cpuSeconds) / wall : 0 };
+    return { peakMiB: this.peakMiB, cpuSeconds, cpuPercent: wall > 0 ? (100 * cpuSeconds) / wall : 0, window: this.windowed ? "measured" : "whole-cell" };
   }
 }

@@ -45,6 +45,7 @@ export interface Cell {
   duration_s: number;
   cache: string;
   records: number;
+  resource_window?: "measured" | "whole-cell";
 }
 
 interface PlannedStudy {
@@ -313,7 +314,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
           cell.started_at = new Date().toISOString();
           cell.log = rel(path.join(cellDir, "stderr.txt"));
           const idleMiB = st.pids.length ? treeMemoryMiB(st.pids) : null;
-          const sampler = st.pids.length ? new ResourceSampler(st.pids) : null;
+          const sampler = st.pids.length ? new ResourceSampler(st.pids, cellDir) : null;
           sampler?.start();
           const r = await runVerb(studyVerb("run"), [system, cell.workload], {
             env: { ...baseEnv, CELL_DIR: cellDir, THREADS: String(cell.concurrency), VARIANT: cell.variant, REPETITION: String(cell.repetition), WORKLOAD: cell.workload },
@@ -332,6 +333,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
                 ms.push({ metric: "mem_idle", value: Math.round(idleMiB * 10) / 10, unit: "MiB" });
                 ms.push({ metric: "mem_load", value: Math.round(res.peakMiB * 10) / 10, unit: "MiB" });
                 ms.push({ metric: "cpu_util", value: Math.round(res.cpuPercent * 10) / 10, unit: "%" });
+                cell.resource_window = res.window;
               }
               cell.records = emit(cell, st, ms);
               Object.assign(cell, { status: "ok", reason: "" });

@@ -9,8 +9,10 @@
 #   script end to end with the cloud commands replaced.
 # Tools are built once into $SAMEBOX_TOOLS_DIR (default ~/.cache/samebox-tools)
 # and rebuilt only when their pinned go.mod/go.sum or requirements change.
+# Checks are functions run through check(), which shellcheck cannot follow.
+# shellcheck disable=SC2317
 set -uo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 
 tools=${SAMEBOX_TOOLS_DIR:-$HOME/.cache/samebox-tools}
 bin="$tools/bin"
@@ -140,7 +142,7 @@ checkov_clean() {
   local rc=$?
   cat "$log_dir/checkov.txt"
   grep -E "Passed checks: [0-9]+, Failed checks: 0," "$log_dir/checkov.txt" >/dev/null || return 1
-  return $rc
+  return "$rc"
 }
 check "checkov terraform/ (zero failed)" checkov_clean
 
@@ -160,10 +162,10 @@ check "shellcheck box script and this suite" shellcheck -x terraform/box/run-on-
 # --- pytest: moto server + box entry script ---------------------------------------
 
 pytest_suite() {
-  "$venv/bin/python" -m pytest terraform/tests -q -p no:cacheprovider -rs "$@" > "$log_dir/pytest.txt" 2>&1
+  "$venv/bin/python" -m pytest terraform/tests -q -p no:cacheprovider -rs > "$log_dir/pytest.txt" 2>&1
   local rc=$?
   cat "$log_dir/pytest.txt"
-  return $rc
+  return "$rc"
 }
 pytest_start=$SECONDS
 pytest_suite

@@ -1,0 +1,50 @@
+import { readFileSync, existsSync } from "node:fs";
+import path from "node:path";
+import { ParseError } from "../lib/errors.ts";
+import type { Measurement } from "../lib/records.ts";
+
+// pgwire-tp (bench-scripts/loadgen/pgwire-tp) prints one JSON object on stdout and writes the same
+// to $CELL_DIR/pgwire-tp.json: closed-loop throughput over N persistent PostgreSQL-wire connections.
+
+function field(obj: Record<string, unknown>, key: string, where = "pgwire-tp output"): number {
+  const v = obj[key];
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new ParseError(`${where}: '${key}' is missing or not a number`);
+  return v;
+}
+
+export function parsePgwireTp(text: string): Measurement[] {
+  let doc: Record<string, unknown>;
+  try {
+    doc = JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new ParseError(`pgwire-tp output is not JSON: ${(e as Error).message}`);
+  }
+  if (doc === null || typeof doc !== "object" || doc.tool !== "pgwire-tp") throw new ParseError("pgwire-tp output: expected a JSON object with tool \"pgwire-tp\"");
+  const queries = field(doc, "queries");
+  const errors = field(doc, "errors");
+  const lat = doc.latency_ms as Record<string, unknown> | undefined;
+  if (!lat || typeof lat !== "object") throw new ParseError("pgwire-tp output: 'latency_ms' is missing");
+  const out: Measurement[] = [
+    { metric: "qps", value: field(doc, "qps"), unit: "q/s" },
+    { metric: "errors", value: errors, unit: "count" },
+    { metric: "queries", value: queries, unit: "count" },
+  ];
+  // With no successful query there is no latency to report (the cell still shows qps 0 and the errors).
+  if (queries > 0) {
+    out.push(
+      { metric: "latency_p50", value: field(lat, "p50", "pgwire-tp latency_ms"), unit: "ms" },
+      { metric: "latency_p99", value: field(lat, "p99", "pgwire-tp latency_ms"), unit: "ms" },
+      { metric: "latency_max", value: field(lat, "max", "pgwire-tp latency_ms"), unit: "ms" },
+    );
+  }
+  const series = doc.per_second;
+  if (Array.isArray(series)) series.forEach((n, i) => typeof n === "number" && out.push({ metric: "qps_series", value: n, unit: "q/s", t: i + 1 }));
+  return out;
+}
+
+export function parse(ctx: { cellDir: string; stdout: string; workload: Record<string, unknown> }): Measurement[] {
+  const file = path.join(ctx.cellDir, "pgwire-tp.json");
+  const text = existsSync(file) ? readFileSync(file, "utf8") : ctx.stdout;
+  if (!text.trim()) throw new ParseError("pgwire-tp produced no output (no pgwire-tp.json and empty stdout)");
+  return parsePgwireTp(text);
+}
