@@ -35,6 +35,8 @@ export default defineConfig({
   trailingSlash: "ignore",
   build: { format: "directory", inlineStylesheets: "always" },
   devToolbar: { enabled: false },
+  // Keep authored whitespace: compression dropped the spaces between text and inline elements.
+  compressHTML: false,
   vite: {
     // DuckDB-WASM ships its own workers and .wasm; they are imported with ?url and must stay files.
     optimizeDeps: { exclude: ["@duckdb/duckdb-wasm"] },

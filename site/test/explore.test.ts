@@ -42,26 +42,37 @@ after(async () => {
   await preview?.stop();
 });
 
-test("the default preset runs on load and shows rows and a chart", async () => {
+test("the default preset runs on load and shows its rows (and a chart when there are any)", async () => {
   assert.equal(await page.$eval("#explore", (e) => (e as HTMLElement).dataset.state), "done", await page.$eval("#error", (e) => e.textContent ?? ""));
+  // Expected: one row per workload × system of the latest measured run (tps, or qps for point selects).
+  const latest = records.filter((r) => r.source === "measured").map((r) => r.run_id).sort().at(-1);
+  const expected = new Set(records.filter((r) => r.run_id === latest && r.t === null && r.metric === (r.workload === "select_random_points" ? "qps" : "tps")).map((r) => `${r.workload}|${r.system}`));
   const t = await tableShape(page);
-  assert.ok(t.rows.length > 0, "no rows");
-  assert.ok(t.columns.includes("median") && t.columns.includes("system"), `columns: ${t.columns}`);
-  const chart = await page.$eval("#result-chart", (f) => ({ svg: !!f.querySelector("svg[role=img] > title"), bars: f.querySelectorAll("svg[role=img] rect").length, title: f.querySelector("svg > title")?.textContent }));
-  assert.ok(chart.svg, "chart svg without <title>");
-  assert.ok(chart.bars >= t.rows.length, `chart has ${chart.bars} bars for ${t.rows.length} rows`);
+  assert.deepEqual(t.columns, ["workload", "system", "unit", "median", "min", "max", "repetitions"]);
+  assert.deepEqual(new Set(t.rows.map((r) => `${r[0]}|${r[1]}`)), expected);
+  if (expected.size > 0) {
+    const chart = await page.$eval("#result-chart", (f) => ({ title: f.querySelector("svg[role=img] > title")?.textContent ?? "", bars: f.querySelectorAll("svg[role=img] rect").length }));
+    assert.match(chart.title, /Chart of the query result/);
+    assert.ok(chart.bars >= t.rows.length, `chart has ${chart.bars} bars for ${t.rows.length} rows`);
+  } else {
+    assert.match(await page.$eval("#result-chart", (f) => f.textContent ?? ""), /No chart: the result has no rows/);
+  }
   assert.equal(qParam(page), (await editorText(page)).trim(), "the URL does not carry the query");
 });
 
-test("a preset chosen from the dropdown runs, and its SQL goes into the URL", async () => {
-  await page.selectOption("#preset", "memory");
-  await page.waitForFunction(() => new URL(location.href).searchParams.get("q")?.includes("mem_idle"), null, { timeout: 30_000 });
+test("a preset chosen from the dropdown runs, shows rows and a chart, and its SQL goes into the URL", async () => {
+  await page.selectOption("#preset", "runs");
+  await page.waitForFunction(() => new URL(location.href).searchParams.get("q")?.includes("count(DISTINCT system)"), null, { timeout: 30_000 });
   await waitSettled(page);
   const t = await tableShape(page);
-  assert.deepEqual(t.columns, ["metric", "system", "median_mib", "min_mib", "max_mib", "samples"]);
-  const expected = new Set(records.filter((r) => r.metric === "mem_idle" || r.metric === "mem_load").filter((r) => r.source === "measured").map((r) => r.system));
-  assert.ok(t.rows.length > 0 && t.rows.every((r) => expected.has(r[1])), `rows: ${JSON.stringify(t.rows)}`);
-  assert.ok(await page.$("#result-chart svg[role=img]"), "no chart for the memory preset");
+  assert.deepEqual(t.columns, ["run_id", "source", "machine", "profile", "records", "systems", "workloads"]);
+  const perRun = new Map<string, number>();
+  for (const r of records) perRun.set(r.run_id, (perRun.get(r.run_id) ?? 0) + 1);
+  assert.deepEqual(new Map(t.rows.map((r) => [r[0], Number(r[4].replaceAll(",", ""))])), perRun);
+  assert.ok(t.rows.length > 0, "no records at all: nothing to explore");
+  const chart = await page.$eval("#result-chart", (f) => ({ title: f.querySelector("svg[role=img] > title")?.textContent ?? "", bars: f.querySelectorAll("svg[role=img] rect").length }));
+  assert.match(chart.title, /Chart of the query result/);
+  assert.ok(chart.bars >= t.rows.length, `chart has ${chart.bars} bars for ${t.rows.length} rows`);
 });
 
 test("the result downloads as CSV with the same columns and rows", async () => {
@@ -72,7 +83,7 @@ test("the result downloads as CSV with the same columns and rows", async () => {
   const parsed = csvParse(readFileSync(file!, "utf8"));
   assert.deepEqual(parsed.columns, shown.columns);
   assert.equal(parsed.length, shown.rows.length);
-  assert.equal(parsed[0].system, shown.rows[0][1]);
+  assert.deepEqual(parsed.map((r) => [r.run_id, r.records]), shown.rows.map((r) => [r[0], r[4].replaceAll(",", "")]));
 });
 
 test("a query in the URL is loaded into the editor and run (shareable links)", async () => {

@@ -123,7 +123,7 @@ test("every chart is an SVG with a <title>, <desc> and a caption", () => {
     const workloads = new Set(records.filter((r) => r.source === "measured" && r.study === s && (r.metric === "tps" || r.metric === "qps")).map((r) => r.workload));
     assert.ok(charts.length >= workloads.size + 1, `study ${s}: ${charts.length} charts for ${workloads.size} measured workloads`);
   }
-  assert.ok(total > 0, "no charts at all");
+  if (records.length > 0) assert.ok(total > 0, "records exist but no page has a chart");
 });
 
 test("the home page states the featured run's leader per workload, computed from records", () => {

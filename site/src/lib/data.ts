@@ -86,6 +86,12 @@ export interface Study {
   description: string;
   systems: string[];
   workloads: Workload[];
+  workload_order?: string[];
+  dir?: string;
+  cells?: string;
+  data?: string;
+  parameters?: Record<string, { default?: string | number; seed?: string | number; what?: string }>;
+  [extra: string]: unknown;
 }
 export interface Profile {
   name: string;

@@ -12,5 +12,7 @@ export const seeds: Record<string, SeedInfo> = {
   "004": { source: "Reserva payments benchmark, PostgreSQL vs MySQL (November 2024)", setup: "11th-gen Intel NUC mini PCs on a switch" },
 };
 export function seedInfo(seed: string | undefined): SeedInfo | undefined {
-  return seeds[String(seed ?? "").replace(/\D/g, "").padStart(3, "0")];
+  // "002", "2" and "002_e9f50b3a12657a4e" all name seed 002.
+  const digits = String(seed ?? "").match(/^\d+/)?.[0];
+  return digits ? seeds[digits.padStart(3, "0")] : undefined;
 }

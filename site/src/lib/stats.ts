@@ -139,7 +139,8 @@ const decisionRules: Record<string, DecisionRule[]> = {
 };
 
 function seedKey(study: Study): string {
-  return String(study.seed ?? "").replace(/\D/g, "").padStart(3, "0");
+  // "002", "2" and "002_e9f50b3a12657a4e" all name seed 002.
+  return (String(study.seed ?? "").match(/^\d+/)?.[0] ?? "").padStart(3, "0");
 }
 
 export function hasDecisionTable(study: Study): boolean {
