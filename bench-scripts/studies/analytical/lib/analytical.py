@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -260,7 +261,15 @@ def render(path, system, variant, out_dir, parquet_dir):
     }
     with open(os.path.join(out_dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
-    print(json.dumps(meta))
+    # shell-readable copy for the run verb (values are quoted with shlex, so eval is safe)
+    for k, v in meta.items():
+        if isinstance(v, bool):
+            v = "1" if v else "0"
+        elif isinstance(v, list):
+            v = " ".join(v)
+        elif v is None:
+            v = ""
+        print(f"M_{k.upper()}={shlex.quote(str(v))}")
 
 
 # ---------------------------------------------------------------- answers

@@ -21,5 +21,5 @@ fi
 if [[ "$RESET" == 1 && -s "$SQL_DIR/setup.sql" ]]; then engine_exec "$SYS" "$SQL_DIR/setup.sql"; fi
 if [[ "$NOCACHE" == 1 ]]; then
   n=$(( $(cat "$SQL_DIR/nocache.counter" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$SQL_DIR/nocache.counter"
-  python3 "$PY" nocache "$SQL_DIR/batch.sql" "${NOCACHE_SEED:-0}-$n"
+  "$PYTHON" "$PY" nocache "$SQL_DIR/batch.sql" "${NOCACHE_SEED:-0}-$n"
 fi

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # the variables set here are used by the scripts that source this file
 # Engine adapters for the analytical study: how to reach each system and which client command runs a
 # SQL file on it. Sourced by prepare/run/cleanup. Dialect differences live in the workload files;
 # only connection and client flags live here.
@@ -7,6 +8,8 @@ STUDY_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH_DIR="$(cd "$STUDY_DIR/../.." && pwd)"
 SYSTEMS_DIR="$BENCH_DIR/systems"
 PY="$STUDY_DIR/lib/analytical.py"
+# the system interpreter when there is one: version-manager shims (pyenv) add ~100 ms per call
+if [[ -x /usr/bin/python3 ]]; then PYTHON=/usr/bin/python3; else PYTHON="$(command -v python3)"; fi
 STATE_DIR="${SAMEBOX_STATE:-/var/lib/samebox}/analytical"
 DATA_DIR="$STATE_DIR/data"
 PARQUET_DIR="$DATA_DIR/parquet"
