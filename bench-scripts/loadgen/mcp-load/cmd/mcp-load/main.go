@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -52,6 +53,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		progressS     = fs.Float64("progress-interval", 1, "seconds between progress lines on stderr (0 = none)")
 		closeSessions = fs.Bool("close-sessions", true, "discovery: DELETE each session after its iteration (outside the timed part)")
 		showVersion   = fs.Bool("version", false, "print the version and exit")
+		cpuProfile    = fs.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file (to see where the client's own time goes)")
 	)
 	headers := map[string]string{}
 	fs.Func("header", "extra request header 'Name: value' (repeatable)", func(v string) error {
@@ -133,6 +135,17 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	}
 	if err := opts.Validate(); err != nil {
 		return fail("%v", err)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -9,7 +9,6 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -332,6 +331,7 @@ type runner struct {
 	completed                  atomic.Int64 // progress only
 	failed                     atomic.Int64 // progress only
 	stopping                   atomic.Bool
+	interrupted                atomic.Bool
 	stopOnce                   sync.Once
 	stopMu                     sync.Mutex // guards stopReason and stopAt
 	stopReason                 string
@@ -394,6 +394,7 @@ func (r *runner) run(parent context.Context) {
 	go func() {
 		select {
 		case <-parent.Done():
+			r.interrupted.Store(true)
 			r.stop("interrupted")
 		case <-ctx.Done():
 		}
@@ -531,7 +532,7 @@ func (r *runner) account(st *workerStats, latencyFrom, start, end time.Time, err
 	}
 	if err != nil {
 		// Calls cut short by Ctrl-C are not server errors.
-		if r.stopping.Load() && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "context canceled")) {
+		if r.interrupted.Load() {
 			return
 		}
 		st.errs[mcpclient.KindOf(err)]++
