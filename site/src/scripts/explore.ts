@@ -61,7 +61,17 @@ function showError(message: string) {
   setState("error");
 }
 
+async function fetchCsv(): Promise<string> {
+  const csvUrl = new URL(root.dataset.csv!, location.href).href;
+  const response = await fetch(csvUrl);
+  if (!response.ok) throw new Error(`could not load ${csvUrl}: HTTP ${response.status}`);
+  return response.text();
+}
+
 async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
+  // The CSV downloads while the wasm engine compiles.
+  const csvText = fetchCsv();
+  csvText.catch(() => undefined); // rejection is reported where it is awaited
   const bundle = await duckdb.selectBundle({
     mvp: { mainModule: new URL(mvpWasm, location.href).href, mainWorker: new URL(mvpWorker, location.href).href },
     eh: { mainModule: new URL(ehWasm, location.href).href, mainWorker: new URL(ehWorker, location.href).href },
@@ -69,17 +79,17 @@ async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
   const worker = new Worker(bundle.mainWorker!);
   const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
   await db.instantiate(bundle.mainModule, bundle.pthreadWorker);
+  performance.mark("samebox:wasm-instantiated");
   await db.open({ query: { castBigIntToDouble: true, castDecimalToDouble: true } });
   const c = await db.connect();
   // Extensions would be downloaded from another origin: never try.
   await c.query("SET autoinstall_known_extensions = false");
   await c.query("SET autoload_known_extensions = false");
-  const csvUrl = new URL(root.dataset.csv!, location.href).href;
-  const response = await fetch(csvUrl);
-  if (!response.ok) throw new Error(`could not load ${csvUrl}: HTTP ${response.status}`);
-  await db.registerFileText("results.csv", await response.text());
+  await db.registerFileText("results.csv", await csvText);
+  performance.mark("samebox:csv-fetched");
   const columns = Object.entries(columnTypes).map(([name, type]) => `'${name}': '${type}'`).join(", ");
   await c.query(`CREATE TABLE results AS SELECT * FROM read_csv('results.csv', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${columns}})`);
+  performance.mark("samebox:table-loaded");
   const count = await c.query("SELECT count(*) AS n FROM results");
   statusEl.textContent = `Ready: ${Number(count.toArray()[0].n).toLocaleString("en-US")} records loaded into table results.`;
   return c;

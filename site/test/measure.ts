@@ -1,0 +1,80 @@
+// Measures the built site in Chromium: JavaScript and wasm bytes each page loads (decoded body
+// sizes of every script/worker/wasm response, workers included), and Explore's navigation-to-first-
+// result time (performance mark "samebox:first-result", relative to navigation start), median of 5
+// cold loads (fresh browser context, empty cache) and 5 warm reloads.
+// Usage: build first (same SAMEBOX_BASE / SAMEBOX_OUT_DIR), then: node site/test/measure.ts
+import { startPreview, launchBrowser } from "./harness.ts";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { repoRoot } from "./harness.ts";
+
+const LOADS = 5;
+const siteDir = path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR ?? "site");
+const runs: Array<{ run_id: string }> = JSON.parse(readFileSync(path.join(siteDir, "src/generated/runs.json"), "utf8"));
+const studiesRaw = JSON.parse(readFileSync(path.join(siteDir, "src/generated/studies.json"), "utf8"));
+const studies: Array<{ name: string }> = Array.isArray(studiesRaw) ? studiesRaw : studiesRaw.studies;
+
+const pages = ["", "studies/", ...studies.map((s) => `studies/${s.name}/`), "runs/", ...runs.slice(0, 1).map((r) => `runs/${r.run_id}/`), "methodology/", "explore/"];
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+
+const preview = await startPreview();
+const browser = await launchBrowser();
+try {
+  console.log(`site: ${preview.root}`);
+  console.log("page\tHTML\tJS\twasm\trequests");
+  for (const p of pages) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const sizes = { html: 0, js: 0, wasm: 0, n: 0 };
+    const pending: Promise<void>[] = [];
+    context.on("response", (r) => {
+      sizes.n++;
+      const u = r.url().split("?")[0];
+      const kind = u.endsWith(".wasm") ? "wasm" : /\.m?js$/.test(u) || ["script"].includes(r.request().resourceType()) ? "js" : r.request().resourceType() === "document" ? "html" : undefined;
+      // Worker responses (the wasm) have no retrievable body in Playwright: use Content-Length there.
+      if (kind)
+        pending.push(
+          r.body().then((b) => void (sizes[kind] += b.length)).catch(async () => void (sizes[kind] += Number((await r.headerValue("content-length")) ?? 0))),
+        );
+    });
+    await page.goto(preview.root + p, { waitUntil: "load" });
+    if (p === "explore/") await page.waitForFunction(() => document.getElementById("explore")?.dataset.state === "done", null, { timeout: 120_000 });
+    await page.waitForLoadState("networkidle");
+    await Promise.all(pending);
+    console.log(`/${p}\t${kib(sizes.html)}\t${kib(sizes.js)}\t${kib(sizes.wasm)}\t${sizes.n}`);
+    await context.close();
+  }
+
+  const phases = () => Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("samebox:")).map((m) => [m.name.replace("samebox:", ""), Math.round(m.startTime)]));
+  const firstResult = () =>
+    (window as unknown as Window).performance.getEntriesByName("samebox:first-result")[0]?.startTime ?? NaN;
+  const cold: number[] = [];
+  for (let i = 0; i < LOADS; i++) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${preview.root}explore/`);
+    await page.waitForFunction(() => performance.getEntriesByName("samebox:first-result").length > 0, null, { timeout: 120_000 });
+    cold.push(await page.evaluate(firstResult));
+    if (i === 0) console.log(`explore phases (first cold load, ms since navigation start): ${JSON.stringify(await page.evaluate(phases))}`);
+    await context.close();
+  }
+  const warm: number[] = [];
+  {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${preview.root}explore/`);
+    await page.waitForFunction(() => performance.getEntriesByName("samebox:first-result").length > 0, null, { timeout: 120_000 });
+    for (let i = 0; i < LOADS; i++) {
+      await page.reload();
+      await page.waitForFunction(() => performance.getEntriesByName("samebox:first-result").length > 0, null, { timeout: 120_000 });
+      warm.push(await page.evaluate(firstResult));
+    }
+    await context.close();
+  }
+  console.log(`explore navigation-to-first-result, cold cache: median ${median(cold).toFixed(0)} ms of ${LOADS} (${cold.map((v) => v.toFixed(0)).join(", ")})`);
+  console.log(`explore navigation-to-first-result, warm cache: median ${median(warm).toFixed(0)} ms of ${LOADS} (${warm.map((v) => v.toFixed(0)).join(", ")})`);
+} finally {
+  await browser.close();
+  await preview.stop();
+}
