@@ -16,3 +16,9 @@ export function seedInfo(seed: string | undefined): SeedInfo | undefined {
   const digits = String(seed ?? "").match(/^\d+/)?.[0];
   return digits ? seeds[digits.padStart(3, "0")] : undefined;
 }
+
+/** "002_e9f50b3a12657a4e" → "002": the seed's number as the seeds README lists it. */
+export function seedLabel(seed: string | undefined): string {
+  const digits = String(seed ?? "").match(/^\d+/)?.[0];
+  return digits ? digits.padStart(3, "0") : String(seed ?? "");
+}
