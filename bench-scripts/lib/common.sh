@@ -135,7 +135,9 @@ apt_install() {
   log "apt-get install ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q >&2
-  apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+  # confdef/confold: never stop at a conffile prompt (we edit createcluster.conf, for one).
+  apt-get install -y -q --no-install-recommends \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >&2
 }
 
 # ---- KEY=VALUE output -----------------------------------------------------------------

@@ -165,7 +165,10 @@ mf_stop() {
 
 # "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for ..." / "mysqld  Ver 8.4.8 for Linux ..." -> X.Y.Z
 mf_version() {
-  "$MF_SERVER" --no-defaults --version | sed -n 's/.* Ver \([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1
+  local out
+  out="$("$MF_SERVER" --no-defaults --version)"
+  # No early-exiting reader in a pipe: with pipefail a SIGPIPE'd writer fails the verb.
+  sed -n '1s/.* Ver \([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' <<< "$out"
 }
 
 mf_env() {

@@ -211,7 +211,7 @@ row_count() {
 }
 count_is() { local n; n="$(row_count "$1" 2>&1)"; [[ "$n" == "$2" ]] || { echo "sbtest1 has '$n' rows, want $2"; return 1; }; }
 export systems
-export -f row_count count_is
+export -f row_count count_is pgbench_plausible
 expect_skip() { local rc=0; "$study/run" "$@" >/dev/null 2>&1 || rc=$?; [[ $rc -eq 3 ]] || { echo "exit $rc"; return 1; }; }
 
 for wl_json in "$study"/workloads/*.json; do
@@ -232,6 +232,14 @@ for wl_json in "$study"/workloads/*.json; do
     fi
   done
 done
+
+# WARMUP=0: no warm-up run, no warmup.txt; pgbench then logs every transaction.
+dir="$cells/postgresql.pgbench_select_only.nowarm"
+mkdir -p "$dir"
+t "oltp/run postgresql pgbench_select_only with WARMUP=0" env CELL_DIR="$dir" WARMUP=0 \
+  bash -c '"$1" postgresql pgbench_select_only > "$2/stdout.txt" 2> "$2/stderr.txt"' _ "$study/run" "$dir"
+t "  WARMUP=0: plausible, no warm-up file" bash -c 'pgbench_plausible "$1" && [[ ! -e "$1/warmup.txt" ]]' _ "$dir"
+t "  measured-window markers written" bash -c '[[ -f "$1/.measure-start" && -f "$1/.measure-end" ]]' _ "$dir"
 
 # Bad input: a clear one-line error naming the variable and what is valid, never exit 3.
 bad_input() {
