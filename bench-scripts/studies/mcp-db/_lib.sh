@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# Shared by the mcp-db study's verbs (sourced, not a verb). The study loads one data set into
+# two databases per system, `mcpdb_baseline` (primary keys only) and `mcpdb_indexed` (plus
+# sql/indexes.sql), so baseline and indexed cells read the same rows on the same server and
+# can run in any order; see study.json.
+
+# shellcheck source=../../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+
+MCPDB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
+MCP_SERVERS_DIR="$BENCH_SCRIPTS_DIR/mcp-servers"
+MCPDB_STATE="$SAMEBOX_STATE/mcp-db"
+MCPDB_BIN="$MCPDB_STATE/bin"
+MCPDB_SYSTEMS=(postgresql mariadb mysql sqlite sqlserver)
+MCPDB_SERVERS=(faucet dbhub toolbox)
+MCPDB_STATES=(baseline indexed)
+# Bump when the generator's output changes, so prepared databases are reloaded.
+MCPDB_DATA_VERSION=1
+export PATH="/usr/local/go/bin:$PATH"
+
+# Scale factor from the profile (MCPDB_SCALE); 1 = seed 000's ~25.6M rows.
+mcpdb_scale() {
+  local s="${MCPDB_SCALE:-0.0002}"
+  [[ "$s" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$s" 'BEGIN { exit !(s > 0 && s <= 10) }' \
+    || die "MCPDB_SCALE='$s' is not valid (valid: a number in (0, 10]; full 1, quick 0.002, ci 0.0002)"
+  printf '%s\n' "$s"
+}
+
+in_list() { local x="$1"; shift; local y; for y in "$@"; do [[ "$x" == "$y" ]] && return 0; done; return 1; }
+
+mcpdb_require_system() {
+  in_list "${1:-}" "${MCPDB_SYSTEMS[@]}" || die "unknown system '${1:-}'; valid: ${MCPDB_SYSTEMS[*]}"
+}
+
+# src_hash DIR: a short hash of a Go module's sources (k6/ is mcp-load's separate tools module).
+src_hash() {
+  (cd "$1" && find . -path ./k6 -prune -o \( -name '*.go' -o -name go.mod -o -name go.sum \) -type f -print \
+    | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+}
+
+# The Go helpers (data generator, direct-driver timer, answer checker), rebuilt when their
+# sources change. mcp-load is the load client's own module.
+mcpdb_build_tools() {
+  local stamp want
+  mkdir -p "$MCPDB_BIN"
+  want="$(src_hash "$MCPDB_DIR/tools")"
+  stamp="$MCPDB_BIN/.tools-$want"
+  if [[ ! -f "$stamp" || ! -x "$MCPDB_BIN/mcpdb-gen" || ! -x "$MCPDB_BIN/mcpdb-direct" || ! -x "$MCPDB_BIN/mcpdb-answers" ]]; then
+    command -v go >/dev/null || die "go is not installed (needed to build the study's tools; CI has /usr/local/go)"
+    log "building mcpdb-gen, mcpdb-direct, mcpdb-answers"
+    (cd "$MCPDB_DIR/tools" && go build -trimpath -o "$MCPDB_BIN/" ./cmd/...) >&2
+    rm -f "$MCPDB_BIN"/.tools-*
+    touch "$stamp"
+  fi
+  local lg="$BENCH_SCRIPTS_DIR/loadgen/mcp-load"
+  want="$(src_hash "$lg")"
+  stamp="$MCPDB_BIN/.mcp-load-$want"
+  if [[ ! -f "$stamp" || ! -x "$MCPDB_BIN/mcp-load" ]]; then
+    log "building mcp-load"
+    (cd "$lg" && go build -trimpath -o "$MCPDB_BIN/mcp-load" ./cmd/mcp-load) >&2
+    rm -f "$MCPDB_BIN"/.mcp-load-*
+    touch "$stamp"
+  fi
+}
+
+# Data folder for the current scale (generated once, reused by every system and run).
+mcpdb_data_dir() { printf '%s/data-v%s-sf%s\n' "$MCPDB_STATE" "$MCPDB_DATA_VERSION" "$(mcpdb_scale)"; }
+
+mcpdb_generate() {
+  local dir
+  dir="$(mcpdb_data_dir)"
+  if [[ -f "$dir/counts.json" && -f "$dir/.complete" ]]; then return 0; fi
+  rm -rf "$dir"
+  log "generating data at scale $(mcpdb_scale) into $dir"
+  "$MCPDB_BIN/mcpdb-gen" --out "$dir" --scale "$(mcpdb_scale)" --seed 42 >&2
+  touch "$dir/.complete"
+}
+
+mcpdb_tables() { printf '%s\n' customers products orders order_items payments shipments reviews events; }
+
+mcpdb_dialect() {
+  case "$1" in
+    mariadb | mysql) echo mysql ;;
+    *) echo "$1" ;;
+  esac
+}
+
+mcpdb_sqlite_file() { printf '%s/sqlite/mcpdb_%s.db\n' "$MCPDB_STATE" "$1"; }
+
+# DSN for the direct timer (go drivers) for database mcpdb_<state>.
+mcpdb_direct_dsn() {
+  local system="$1" state="$2"
+  case "$system" in
+    postgresql) printf 'postgres://%s:%s@%s:%s/mcpdb_%s?sslmode=disable\n' "$DB_USER" "$DB_PASSWORD" "$DB_HOST" "$DB_PORT" "$state" ;;
+    mariadb | mysql) printf '%s:%s@tcp(%s:%s)/mcpdb_%s\n' "$DB_USER" "$DB_PASSWORD" "$DB_HOST" "$DB_PORT" "$state" ;;
+    sqlite) printf 'file:%s?mode=ro\n' "$(mcpdb_sqlite_file "$state")" ;;
+    *) return 1 ;;
+  esac
+}
