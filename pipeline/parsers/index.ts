@@ -2,6 +2,8 @@ import type { Measurement } from "../lib/records.ts";
 import { oneOf } from "../lib/errors.ts";
 import * as sysbench from "./sysbench.ts";
 import * as pgbench from "./pgbench.ts";
+import * as hyperfine from "./hyperfine.ts";
+import * as pgwireTp from "./pgwire-tp.ts";
 
 export interface ParseContext {
   cellDir: string;
@@ -14,6 +16,8 @@ export type Parser = (ctx: ParseContext) => Measurement[];
 export const parsers: Record<string, Parser> = {
   sysbench: sysbench.parse,
   pgbench: pgbench.parse,
+  hyperfine: hyperfine.parse,
+  "pgwire-tp": pgwireTp.parse,
 };
 
 export function parserFor(tool: string): Parser {
