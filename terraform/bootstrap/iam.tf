@@ -2,8 +2,6 @@ locals {
   oidc_url      = "token.actions.githubusercontent.com"
   oidc_provider = var.create_github_oidc_provider ? aws_iam_openid_connect_provider.github[0].arn : "arn:aws:iam::${local.account_id}:oidc-provider/${local.oidc_url}"
   ec2_arn       = "arn:aws:ec2:${var.region}:${local.account_id}"
-  # Tags every box must carry at launch; the reaper reads the last one.
-  required_tags = ["samebox:run-id", "samebox:expires-at"]
 }
 
 resource "aws_iam_openid_connect_provider" "github" {

@@ -14,6 +14,8 @@
 #   role      SAMEBOX_ROLE single|server|client (split topology), SAMEBOX_DB_HOST for client
 #   replace   SAMEBOX_SHUTDOWN_CMD (gets the minutes), SAMEBOX_UPLOAD_CMD (gets <local path> <uri>),
 #             SAMEBOX_POWEROFF_CMD, SAMEBOX_SKIP_PREREQS=1 (no apt/snap installs)
+# Functions below run from traps, which shellcheck cannot follow.
+# shellcheck disable=SC2317
 set -uo pipefail
 
 started_epoch=$(date +%s)
@@ -55,16 +57,19 @@ upload() { # <local path> <destination uri>
   fi
 }
 
-results_uri() {
+results_dest=""
+resolve_results_dest() { # sets results_dest; no command substitution here, so it also works while a signal is being handled
   if [[ -n "${SAMEBOX_RESULTS_URI:-}" ]]; then
-    printf '%s' "${SAMEBOX_RESULTS_URI%/}/"
-    return
+    results_dest="${SAMEBOX_RESULTS_URI%/}/"
+    return 0
   fi
+  [[ -n "${SAMEBOX_RESULTS_BUCKET:-}" ]] || { log "SAMEBOX_RESULTS_BUCKET is not set"; return 1; }
   # For an EC2 instance role, UserId is "<role-id>:<instance-id>": the only
   # prefix the box role's policy lets this machine write.
-  local user_id
-  user_id=$(aws sts get-caller-identity --query UserId --output text) || return 1
-  printf 's3://%s/boxes/%s/' "${SAMEBOX_RESULTS_BUCKET:?SAMEBOX_RESULTS_BUCKET is not set}" "$user_id"
+  local id_file="$status_dir/.caller-user-id"
+  aws sts get-caller-identity --query UserId --output text > "$id_file" || return 1
+  read -r user_id < "$id_file" || return 1
+  results_dest="s3://$SAMEBOX_RESULTS_BUCKET/boxes/$user_id/"
 }
 
 json_string() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
@@ -100,7 +105,8 @@ finish() {
   trap - EXIT INT TERM
   log "finishing: status=$status exit_code=${exit_code:-none} ${detail}"
   local dest marker
-  if dest=$(results_uri); then
+  if [[ -n "$results_dest" ]] || resolve_results_dest; then
+    dest=$results_dest
     local run_dir="$workdir/data/runs/$run_id"
     if [[ -n "$run_id" && -d "$run_dir" ]]; then
       if upload "$run_dir" "${dest}run/"; then run_dir_uploaded=true; else log "upload of $run_dir failed"; fi
@@ -146,6 +152,9 @@ if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
     snap install aws-cli --classic >>"$status_dir/prereqs.log" 2>&1 || fail error "installing the AWS CLI failed (see logs/prereqs.log)"
   fi
 fi
+
+# Where to upload, worked out now so that a late signal has nothing left to ask AWS.
+resolve_results_dest || log "could not work out the upload destination yet; will retry at the end"
 
 # 4. The exact commit.
 if [[ "${SAMEBOX_SKIP_CLONE:-0}" != 1 ]]; then

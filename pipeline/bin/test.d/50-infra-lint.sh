@@ -16,7 +16,6 @@ cd "$(dirname "$0")/../../.." || exit 1
 
 tools=${SAMEBOX_TOOLS_DIR:-$HOME/.cache/samebox-tools}
 bin="$tools/bin"
-venv="$tools/venv"
 mkdir -p "$bin"
 export PATH="$bin:/usr/local/go/bin:$PATH"
 log_dir=$(mktemp -d "${TMPDIR:-/tmp}/samebox-infra-lint.XXXXXX")
@@ -61,13 +60,14 @@ build_go_tool() { # <binary> <module dir> <package>: rebuild when the pinned mod
   note "built $name in $((SECONDS - start))s"
 }
 
-setup_python() {
-  local stamp="$venv/.requirements.sha256" want
-  want=$(sha256sum terraform/tests/requirements.txt | cut -d' ' -f1)
+setup_venv() { # <venv dir> <requirements file>: (re)install when the requirements change
+  local venv=$1 requirements=$2 stamp want
+  stamp="$venv/.requirements.sha256"
+  want=$(sha256sum "$requirements" | cut -d' ' -f1)
   if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then return 0; fi
-  note "installing checkov, moto[server], pytest into $venv"
+  note "pip install -r $requirements into $venv"
   if ! python3 -m venv "$venv" 2>/dev/null; then apt_install python3-venv && python3 -m venv "$venv"; fi || return 1
-  "$venv/bin/pip" install --quiet --upgrade pip && "$venv/bin/pip" install --quiet -r terraform/tests/requirements.txt || return 1
+  "$venv/bin/pip" install --quiet --upgrade pip && "$venv/bin/pip" install --quiet -r "$requirements" || return 1
   echo "$want" > "$stamp"
 }
 
@@ -77,7 +77,8 @@ check "setup: shellcheck (apt)" apt_install shellcheck git
 check "setup: tofu (go build)" build_go_tool tofu terraform/tools/tofu github.com/opentofu/opentofu/cmd/tofu
 check "setup: tflint (go build)" build_go_tool tflint terraform/tools/tflint github.com/terraform-linters/tflint
 check "setup: actionlint (go build)" build_go_tool actionlint terraform/tools/actionlint github.com/rhysd/actionlint/cmd/actionlint
-check "setup: python venv (pip)" setup_python
+check "setup: pytest + moto venv (pip)" setup_venv "$tools/venv-tests" terraform/tests/requirements.txt
+check "setup: checkov venv (pip)" setup_venv "$tools/venv-checkov" terraform/tools/checkov/requirements.txt
 note "setup took $(( $(date +%s) - setup_start ))s"
 (( fail == 0 )) || finish
 
@@ -137,7 +138,7 @@ for module in bootstrap run; do
 done
 
 checkov_clean() {
-  "$venv/bin/checkov" --directory terraform --framework terraform --quiet --compact --skip-download \
+  "$tools/venv-checkov/bin/checkov" --directory terraform --framework terraform --quiet --compact --skip-download \
     --output cli > "$log_dir/checkov.txt" 2>&1
   local rc=$?
   cat "$log_dir/checkov.txt"
@@ -162,7 +163,7 @@ check "shellcheck box script and this suite" shellcheck -x terraform/box/run-on-
 # --- pytest: moto server + box entry script ---------------------------------------
 
 pytest_suite() {
-  "$venv/bin/python" -m pytest terraform/tests -q -p no:cacheprovider -rs > "$log_dir/pytest.txt" 2>&1
+  "$tools/venv-tests/bin/python" -m pytest terraform/tests -q -p no:cacheprovider -rs > "$log_dir/pytest.txt" 2>&1
   local rc=$?
   cat "$log_dir/pytest.txt"
   return "$rc"
