@@ -132,12 +132,16 @@ func rowsOf(res *mcp.CallToolResult, text string) ([]rows.Row, bool) {
 	if r, ok := rows.FromJSONText(text); ok {
 		return r, true
 	}
-	// One JSON object per content item (one per row).
+	// Toolbox: one content item per row, each a JSON object of that row's columns. An object
+	// that is a result wrapper (success/records/rows/data/statements) is not a row.
 	var all []rows.Row
 	for _, c := range res.Content {
 		t, ok := c.(*mcp.TextContent)
 		if !ok {
 			continue
+		}
+		if rows.IsWrapper(t.Text) {
+			return nil, false
 		}
 		r, ok := rows.FromJSONText("[" + t.Text + "]")
 		if !ok {

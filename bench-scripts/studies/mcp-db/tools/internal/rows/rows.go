@@ -117,7 +117,11 @@ func find(doc any) ([]Row, bool) {
 		if len(x) == 0 {
 			return []Row{}, true
 		}
-		if _, ok := x[0].(map[string]any); ok {
+		if first, ok := x[0].(map[string]any); ok {
+			// DBHub: {"statements": [{"sql": ..., "rows": [...], "count": n}]}, one per statement.
+			if _, isStmt := first["rows"].([]any); isStmt && len(x) == 1 {
+				return find(first)
+			}
 			out := make([]Row, 0, len(x))
 			for _, e := range x {
 				m, ok := e.(map[string]any)
@@ -137,7 +141,7 @@ func find(doc any) ([]Row, bool) {
 			}
 		}
 		// Prefer the conventional keys, then anything else, in a fixed order.
-		for _, k := range []string{"rows", "data", "results", "result", "records", "resource"} {
+		for _, k := range []string{"rows", "records", "data", "statements", "results", "result", "resource"} {
 			if v, ok := x[k]; ok {
 				if out, ok := find(v); ok {
 					return out, true
@@ -195,4 +199,18 @@ func Diff(want, got Answer) string {
 		}
 	}
 	return ""
+}
+
+// IsWrapper reports whether text is a JSON object carrying a result rather than being a row.
+func IsWrapper(text string) bool {
+	var m map[string]any
+	if json.Unmarshal([]byte(text), &m) != nil {
+		return false
+	}
+	for _, k := range []string{"success", "records", "rows", "data", "statements", "error"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
 }
