@@ -32,22 +32,22 @@ type Latency struct {
 }
 
 type Result struct {
-	Tool        string    `json:"tool"`
-	Version     int       `json:"version"`
-	Workload    string    `json:"workload"`
-	Connections int       `json:"connections"`
-	Mode        string    `json:"mode"`
-	WarmupS     float64   `json:"warmup_s"`
-	DurationS   float64   `json:"duration_s"`
-	StoppedBy   string    `json:"stopped_by"`
-	Queries     int64     `json:"queries"`
-	Errors      int64     `json:"errors"`
-	Reconnects  int64     `json:"reconnects"`
-	QPS         float64   `json:"qps"`
-	LatencyMs   Latency   `json:"latency_ms"`
-	PerSecond   []int64   `json:"per_second"`
-	FirstError  string    `json:"first_error,omitempty"`
-	PerQuery    []QStat   `json:"per_query"`
+	Tool        string  `json:"tool"`
+	Version     int     `json:"version"`
+	Workload    string  `json:"workload"`
+	Connections int     `json:"connections"`
+	Mode        string  `json:"mode"`
+	WarmupS     float64 `json:"warmup_s"`
+	DurationS   float64 `json:"duration_s"`
+	StoppedBy   string  `json:"stopped_by"`
+	Queries     int64   `json:"queries"`
+	Errors      int64   `json:"errors"`
+	Reconnects  int64   `json:"reconnects"`
+	QPS         float64 `json:"qps"`
+	LatencyMs   Latency `json:"latency_ms"`
+	PerSecond   []int64 `json:"per_second"`
+	FirstError  string  `json:"first_error,omitempty"`
+	PerQuery    []QStat `json:"per_query"`
 }
 
 type QStat struct {

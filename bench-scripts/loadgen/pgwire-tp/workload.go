@@ -10,8 +10,9 @@ import (
 )
 
 // Param generates one query argument per execution.
-//   {"uniform": [lo, hi]}  an integer drawn uniformly from lo..hi inclusive (per-connection PRNG)
-//   {"seq": start}         start, start+1, ... shared by all connections (unique keys for inserts)
+//
+//	{"uniform": [lo, hi]}  an integer drawn uniformly from lo..hi inclusive (per-connection PRNG)
+//	{"seq": start}         start, start+1, ... shared by all connections (unique keys for inserts)
 type Param struct {
 	Uniform []int64 `json:"uniform,omitempty"`
 	Seq     *int64  `json:"seq,omitempty"`
