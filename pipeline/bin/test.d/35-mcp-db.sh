@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# mcp-db study: the mcp-load parser's unit tests on real captured cells, then a tiny real
+# end-to-end run: ci-size data (5,120 rows) loaded into SQLite and PostgreSQL, one workload
+# through each MCP server that installs here (Faucet built from source, DBHub and Toolbox from
+# npm into /opt/samebox/mcp-servers), each cell checked for successful calls and for answers
+# matching the database's own driver (the run verb compares them and exits 4 when they differ).
+# Prints how long the Faucet build took (a cold one downloads ~1 GB of Go modules).
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+root="$PWD"
+pass=0 fail=0
+ok() { echo "ok   - $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $*"; fail=$((fail + 1)); }
+finish() { echo "${pass} passed, ${fail} failed"; [[ $fail -eq 0 ]]; exit $?; }
+
+bash pipeline/bin/setup node tools >&2 || { bad "pipeline/bin/setup node tools"; finish; }
+
+# 1. Parser unit tests (node:test).
+out=$(mktemp)
+node_modules/.bin/node --test --test-reporter=spec pipeline/test/parsers-mcp.test.ts 2>&1 | tee "$out"
+p=$(grep -E '^ℹ pass [0-9]+' "$out" | awk '{print $3}'); f=$(grep -E '^ℹ fail [0-9]+' "$out" | awk '{print $3}')
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+[[ -n "$p" ]] || bad "parser tests did not run"
+
+# 2. The study's Go helpers (row normalisation / answer comparison) have their own tests.
+export PATH="/usr/local/go/bin:$PATH"
+if (cd bench-scripts/studies/mcp-db/tools && go test ./... >&2); then ok "go test studies/mcp-db/tools"; else bad "go test studies/mcp-db/tools"; fi
+
+# 3. End to end on real engines and servers.
+export SAMEBOX_STATE="${SAMEBOX_STATE:-/var/lib/samebox}" MCPDB_SCALE=0.0002
+sys="bench-scripts/systems" study="bench-scripts/studies/mcp-db" servers="bench-scripts/mcp-servers"
+for s in postgresql sqlite; do
+  if bash "$sys/$s/install" >&2; then ok "install $s"; else bad "install $s"; fi
+done
+pg_was_running=0
+bash "$sys/postgresql/check" >/dev/null 2>&1 && pg_was_running=1
+if bash "$sys/postgresql/start" >&2; then ok "start postgresql"; else bad "start postgresql"; finish; fi
+stop_pg() { if [[ $pg_was_running -eq 0 ]]; then bash "$root/$sys/postgresql/stop" >&2 || true; fi; }
+trap 'for s in faucet dbhub toolbox; do bash "$root/$servers/$s/stop" >/dev/null 2>&1 || true; done; stop_pg' EXIT
+
+installed=()
+for s in faucet dbhub toolbox; do
+  start=$(date +%s)
+  bash "$servers/$s/install" >&2
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  case $rc in
+    0) ok "install $s ($(bash "$servers/$s/version" 2>/dev/null), ${secs} s)"; installed+=("$s") ;;
+    3) echo "skip - $s cannot be installed here" ;;
+    *) bad "install $s (exit $rc after ${secs} s)" ;;
+  esac
+  [[ $s == faucet ]] && echo "# faucet install took ${secs} s (cold: empty Go caches download and compile ~1 GB of modules)"
+done
+
+for system in sqlite postgresql; do
+  env_lines="$(bash "$sys/$system/env")" || { bad "$system env"; continue; }
+  if ! (set -a; eval "$env_lines"; bash "$study/prepare" "$system") >&2; then bad "prepare $system"; continue; fi
+  ok "prepare $system (generated ci data loaded into mcpdb_baseline and mcpdb_indexed)"
+  for server in "${installed[@]}"; do
+    for variant in "$server-baseline" "$server-indexed"; do
+      cell=$(mktemp -d)
+      (set -a; eval "$env_lines"; VARIANT="$variant" THREADS=1 DURATION=2 WARMUP=1 CELL_DIR="$cell" \
+        bash "$study/run" "$system" filtered_queries > "$cell/stdout.txt" 2> "$cell/stderr.txt")
+      rc=$?
+      name="$system filtered_queries via $variant"
+      if [[ $rc -ne 0 ]]; then bad "$name: run exited $rc: $(tail -n 3 "$cell/stderr.txt" | tr '\n' ' ')"; continue; fi
+      grep -q "5 of 5 answers match" "$cell/stderr.txt" && ok "$name: answers match the direct driver" || bad "$name: answers were not checked"
+      verdict=$(node_modules/.bin/node -e '
+        const { parse } = await import(process.argv[1]);
+        const fs = await import("node:fs");
+        const ms = parse({ cellDir: process.argv[2], stdout: fs.readFileSync(process.argv[2] + "/stdout.txt", "utf8") });
+        const get = (m) => ms.find((x) => x.metric === m)?.value;
+        const calls = get("calls"), errors = get("errors"), overhead = get("mcp_overhead_p50");
+        console.log(calls > 0 && errors === 0 && overhead !== undefined ? `ok calls=${calls} p50=${get("latency_p50")}ms direct_p50=${get("direct_latency_p50")}ms overhead_p50=${overhead}ms` : `bad calls=${calls} errors=${errors} overhead=${overhead}`);
+      ' "$root/pipeline/parsers/mcp-load.ts" "$cell" 2>&1)
+      [[ "$verdict" == ok* ]] && ok "$name: ${verdict#ok }" || bad "$name: $verdict"
+      rm -rf "$cell"
+    done
+  done
+  (set -a; eval "$env_lines"; bash "$study/cleanup" "$system") >&2 && ok "cleanup $system" || bad "cleanup $system"
+done
+
+# Bad input: clear errors naming the valid values.
+err=$(VARIANT=faucet-baseline bash "$study/run" postgresql no_such_workload 2>&1 >/dev/null)
+[[ "$err" == *"valid: analytical concurrency_sweep filtered_queries point_reads session_discovery"* ]] && ok "unknown workload names the valid ones" || bad "unknown workload error: $err"
+err=$(VARIANT=nope-baseline bash "$study/run" postgresql point_reads 2>&1 >/dev/null)
+[[ "$err" == *"valid: faucet-baseline"* ]] && ok "unknown server names the valid variants" || bad "unknown server error: $err"
+finish
