@@ -4,6 +4,7 @@ import * as sysbench from "./sysbench.ts";
 import * as pgbench from "./pgbench.ts";
 import * as hyperfine from "./hyperfine.ts";
 import * as pgwireTp from "./pgwire-tp.ts";
+import * as mcpLoad from "./mcp-load.ts";
 
 export interface ParseContext {
   cellDir: string;
@@ -18,6 +19,7 @@ export const parsers: Record<string, Parser> = {
   pgbench: pgbench.parse,
   hyperfine: hyperfine.parse,
   "pgwire-tp": pgwireTp.parse,
+  "mcp-load": mcpLoad.parse,
 };
 
 export function parserFor(tool: string): Parser {

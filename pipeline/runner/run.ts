@@ -119,7 +119,9 @@ export function planRun(opts: RunOptions): Plan {
       for (let rep = 1; rep <= p.repetitions; rep++) {
         for (const w of p.workloads) {
           if (!w.systems.includes(system)) continue;
-          for (const c of p.concurrency) {
+          // A workload may pin its own concurrency (e.g. one agent); otherwise the profile's list applies.
+          const concurrency = Array.isArray(w.concurrency) ? (w.concurrency as number[]) : p.concurrency;
+          for (const c of concurrency) {
             for (const variant of p.variants) {
               cells.push({
                 id: `${name}.${w.name}.${system}.c${c}.${variant}.r${rep}`,
