@@ -76,7 +76,7 @@ load_postgresql() {
     pg_bench -d "mcpdb_$state" -c "\\copy $t FROM '$data/$t.csv' WITH (FORMAT csv)"
   done
   if [[ "$state" == indexed ]]; then pg_bench -d "mcpdb_$state" -f "$MCPDB_DIR/sql/indexes.sql"; fi
-  pg_bench -d "mcpdb_$state" -c "VACUUM ANALYZE"
+  pg_bench -d "mcpdb_$state" -c "VACUUM ANALYZE $(mcpdb_tables | paste -sd, - | sed 's/,/, /g')"
 }
 
 load_mysql() {
@@ -113,7 +113,7 @@ load_sqlite() {
     for t in $(mcpdb_tables); do echo ".import '$data/$t.csv' $t"; done
     if [[ "$state" == indexed ]]; then cat "$MCPDB_DIR/sql/indexes.sql"; fi
     echo "ANALYZE;"
-  } | "$DB_CLI" -bail "$tmp"
+  } | "$DB_CLI" -bail "$tmp" >/dev/null
   # WAL lets the MCP servers and the direct timer read concurrently without lock waits.
   "$DB_CLI" "$tmp" "PRAGMA journal_mode = WAL;" >/dev/null
   mv -f "$tmp" "$file"
