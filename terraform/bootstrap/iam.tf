@@ -88,7 +88,6 @@ data "aws_iam_policy_document" "bench" {
       "ec2:DescribeAccountAttributes",
       "ec2:DescribeAvailabilityZones",
       "ec2:DescribeImages",
-      "ec2:DescribeInstanceAttribute",
       "ec2:DescribeInstanceCreditSpecifications",
       "ec2:DescribeInstanceTypes",
       "ec2:DescribeInstances",
@@ -101,6 +100,12 @@ data "aws_iam_policy_document" "bench" {
       "ec2:DescribeVpcs",
     ]
     resources = ["*"]
+  }
+
+  statement {
+    sid       = "ReadInstanceAttributes"
+    actions   = ["ec2:DescribeInstanceAttribute"]
+    resources = ["${local.ec2_arn}:instance/*"]
   }
 
   statement {

@@ -1,16 +1,16 @@
 output "github_variables" {
   description = "Repository variables (Settings → Secrets and variables → Actions → Variables) the workflows read. None of them is a secret."
   value = {
-    SAMEBOX_AWS_REGION       = var.region
-    SAMEBOX_BENCH_ROLE_ARN   = aws_iam_role.bench.arn
-    SAMEBOX_REAPER_ROLE_ARN  = aws_iam_role.reaper.arn
-    SAMEBOX_RESULTS_BUCKET   = aws_s3_bucket.results.bucket
-    SAMEBOX_STATE_BUCKET     = aws_s3_bucket.state.bucket
-    SAMEBOX_BOX_PROFILE      = aws_iam_instance_profile.box.name
-    SAMEBOX_BOX_ROLE_ID      = aws_iam_role.box.unique_id
-    SAMEBOX_BOX_SG_ID        = aws_security_group.box.id
-    SAMEBOX_SPLIT_SG_ID      = aws_security_group.split.id
-    SAMEBOX_VPC_ID           = data.aws_vpc.boxes.id
+    SAMEBOX_AWS_REGION      = var.region
+    SAMEBOX_BENCH_ROLE_ARN  = aws_iam_role.bench.arn
+    SAMEBOX_REAPER_ROLE_ARN = aws_iam_role.reaper.arn
+    SAMEBOX_RESULTS_BUCKET  = aws_s3_bucket.results.bucket
+    SAMEBOX_STATE_BUCKET    = aws_s3_bucket.state.bucket
+    SAMEBOX_BOX_PROFILE     = aws_iam_instance_profile.box.name
+    SAMEBOX_BOX_ROLE_ID     = aws_iam_role.box.unique_id
+    SAMEBOX_BOX_SG_ID       = aws_security_group.box.id
+    SAMEBOX_SPLIT_SG_ID     = aws_security_group.split.id
+    SAMEBOX_VPC_ID          = data.aws_vpc.boxes.id
   }
 }
 

@@ -12,20 +12,20 @@ locals {
 
   # Everything the box script needs; rendered into cloud-init user data.
   box_env = {
-    SAMEBOX_RUN_ID                = var.run_id
-    SAMEBOX_PROFILE               = var.profile
-    SAMEBOX_STUDIES               = join(",", var.studies)
-    SAMEBOX_SYSTEMS               = join(",", var.systems)
-    SAMEBOX_REPO_URL              = var.repository_url
-    SAMEBOX_COMMIT                = var.commit
-    SAMEBOX_MAX_MINUTES           = tostring(var.max_minutes)
-    SAMEBOX_RESULTS_BUCKET        = var.results_bucket
-    SAMEBOX_TOPOLOGY              = var.topology
-    SAMEBOX_CLOUD_PROVIDER        = "aws"
-    SAMEBOX_CLOUD_REGION          = var.region
-    SAMEBOX_CLOUD_INSTANCE_TYPE   = var.instance_type
-    SAMEBOX_CLOUD_AMI_ID          = local.ami_id
-    SAMEBOX_CLOUD_INSTANCE_COUNT  = local.split ? "2" : "1"
+    SAMEBOX_RUN_ID               = var.run_id
+    SAMEBOX_PROFILE              = var.profile
+    SAMEBOX_STUDIES              = join(",", var.studies)
+    SAMEBOX_SYSTEMS              = join(",", var.systems)
+    SAMEBOX_REPO_URL             = var.repository_url
+    SAMEBOX_COMMIT               = var.commit
+    SAMEBOX_MAX_MINUTES          = tostring(var.max_minutes)
+    SAMEBOX_RESULTS_BUCKET       = var.results_bucket
+    SAMEBOX_TOPOLOGY             = var.topology
+    SAMEBOX_CLOUD_PROVIDER       = "aws"
+    SAMEBOX_CLOUD_REGION         = var.region
+    SAMEBOX_CLOUD_INSTANCE_TYPE  = var.instance_type
+    SAMEBOX_CLOUD_AMI_ID         = local.ami_id
+    SAMEBOX_CLOUD_INSTANCE_COUNT = local.split ? "2" : "1"
   }
 }
 

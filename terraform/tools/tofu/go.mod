@@ -263,3 +263,7 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.0 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+// OpenTofu builds against its own fork of HCL; a dependency's replace
+// directives are ignored, so the tools module repeats it (from opentofu's go.mod).
+replace github.com/hashicorp/hcl/v2 => github.com/opentofu/hcl/v2 v2.20.2-0.20251021132045-587d123c2828
