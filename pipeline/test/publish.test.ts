@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { cli, repoRoot, tempDir } from "./helpers.ts";
@@ -36,7 +36,8 @@ test("publish writes CSV, Parquet and JSON for the site, and a second publish ch
   const r1 = cli(["publish"], env);
   assert.equal(r1.code, 0, r1.stderr);
   const csv = readFileSync(path.join(site, "public", "data", "results.csv"), "utf8");
-  const published = readFileSync(path.join(repoRoot, "data", "published", "seed-002.csv"), "utf8").trim().split("\n").length - 1;
+  const pdir = path.join(repoRoot, "data", "published");
+  const published = readdirSync(pdir).filter((f) => f.endsWith(".csv")).reduce((n, f) => n + readFileSync(path.join(pdir, f), "utf8").trim().split("\n").length - 1, 0);
   assert.equal(csv.trim().split("\n").length - 1, 2 + published);
   const recs = JSON.parse(readFileSync(path.join(site, "src", "generated", "records.json"), "utf8"));
   assert.equal(recs.length, 2 + published);
