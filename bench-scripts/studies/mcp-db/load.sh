@@ -19,7 +19,7 @@ load_matches() {
   got="$(db_query "$system" "$state" "$(count_query)" 2>/dev/null)" || return 1
   for t in $(mcpdb_tables); do
     want="$(expected_count "$data" "$t")"
-    grep -Eq "^$t[[:space:]|,]+$want\$" <<<"$got" || return 1
+    grep -Eq "^${t}[[:space:]|,]+${want}\$" <<<"$got" || return 1
   done
   # The indexed state must have its indexes (a load interrupted before them does not count).
   if [[ "$state" == indexed ]]; then

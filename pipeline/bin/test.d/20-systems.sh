@@ -82,7 +82,7 @@ for name in sorted(os.listdir(systems_dir)):
     d = os.path.join(systems_dir, name)
     s = json.load(open(os.path.join(d, "system.json")))
     assert s["name"] == name, f"{name}/system.json name is {s['name']}"
-    assert s["kind"] in ("server", "embedded"), f"{name}: kind {s['kind']}"
+    assert s["kind"] in ("server", "embedded", "external"), f"{name}: kind {s['kind']}"
     for v in verbs:
         assert os.access(os.path.join(d, v), os.X_OK), f"{name}/{v} missing or not executable"
 st = json.load(open(os.path.join(study_dir, "study.json")))
