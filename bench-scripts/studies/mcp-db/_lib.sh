@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # variables here are used by the verbs that source this
 # Shared by the mcp-db study's verbs (sourced, not a verb). The study loads one data set into
 # two databases per system, `mcpdb_baseline` (primary keys only) and `mcpdb_indexed` (plus
 # sql/indexes.sql), so baseline and indexed cells read the same rows on the same server and
@@ -17,6 +17,10 @@ MCPDB_SERVERS=(faucet dbhub toolbox)
 MCPDB_STATES=(baseline indexed)
 # Bump when the generator's output changes, so prepared databases are reloaded.
 MCPDB_DATA_VERSION=1
+# The MCP revision every cell speaks (database cells and the client ceiling alike), passed
+# explicitly so mcp-load's and k6's sessions are the same protocol.
+MCPDB_PROTOCOL=2025-06-18
+MCPDB_LOADGEN="$BENCH_SCRIPTS_DIR/loadgen/mcp-load"
 export PATH="/usr/local/go/bin:$PATH"
 
 # Scale factor from the profile (MCPDB_SCALE); 1 = seed 000's ~25.6M rows.
@@ -53,15 +57,29 @@ mcpdb_build_tools() {
     rm -f "$MCPDB_BIN"/.tools-*
     touch "$stamp"
   fi
-  local lg="$BENCH_SCRIPTS_DIR/loadgen/mcp-load"
-  want="$(src_hash "$lg")"
+  # mcp-trivial (the client ceiling's target) is the same module as mcp-load.
+  want="$(src_hash "$MCPDB_LOADGEN")"
   stamp="$MCPDB_BIN/.mcp-load-$want"
-  if [[ ! -f "$stamp" || ! -x "$MCPDB_BIN/mcp-load" ]]; then
-    log "building mcp-load"
-    (cd "$lg" && go build -trimpath -o "$MCPDB_BIN/mcp-load" ./cmd/mcp-load) >&2
+  if [[ ! -f "$stamp" || ! -x "$MCPDB_BIN/mcp-load" || ! -x "$MCPDB_BIN/mcp-trivial" ]]; then
+    log "building mcp-load and mcp-trivial"
+    (cd "$MCPDB_LOADGEN" && go build -trimpath -o "$MCPDB_BIN/" ./cmd/mcp-load ./cmd/mcp-trivial) >&2
     rm -f "$MCPDB_BIN"/.mcp-load-*
     touch "$stamp"
   fi
+}
+
+# k6 for the client_ceiling_k6 workload, built from go.k6.io/k6 by the load generator's own
+# build script into loadgen/mcp-load/bin/k6 (gitignored) and reused from there: a cold build
+# takes 5-7 minutes on 2 cores, so it is done once per machine, not per run.
+MCPDB_K6="$MCPDB_LOADGEN/bin/k6"
+mcpdb_k6_built() { [[ -x "$MCPDB_K6" && ! "$MCPDB_LOADGEN/k6/tools/go.mod" -nt "$MCPDB_K6" ]]; }
+mcpdb_build_k6() {
+  mcpdb_k6_built && return 0
+  command -v go >/dev/null || die "go is not installed (needed to build k6 from go.k6.io/k6)"
+  local start=$SECONDS
+  log "building k6 from go.k6.io/k6 into $MCPDB_K6 (a cold build takes 5-7 minutes on 2 cores)"
+  "$MCPDB_LOADGEN/build" k6 >&2
+  log "k6 built in $(( SECONDS - start )) s: $("$MCPDB_K6" version 2>/dev/null | head -n 1)"
 }
 
 # Data folder for the current scale (generated once, reused by every system and run).
@@ -97,4 +115,21 @@ mcpdb_direct_dsn() {
     sqlite) printf 'file:%s?mode=ro\n' "$(mcpdb_sqlite_file "$state")" ;;
     *) return 1 ;;
   esac
+}
+
+# mcpdb_planned_workloads SYSTEM: the mcp-db workloads the pipeline's current run plans on SYSTEM
+# (from $SAMEBOX_RUN_DIR/manifest.json, written before any verb runs), one a line; nothing when
+# not run by the pipeline.
+mcpdb_planned_workloads() {
+  local manifest="${SAMEBOX_RUN_DIR:-}/manifest.json"
+  [[ -n "${SAMEBOX_RUN_DIR:-}" && -f "$manifest" ]] || return 0
+  python3 - "$manifest" "$1" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1])).get("cells", [])
+seen = []
+for c in cells:
+    if c.get("study") == "mcp-db" and c.get("system") == sys.argv[2] and c.get("workload") not in seen:
+        seen.append(c["workload"])
+print("\n".join(seen))
+PY
 }
