@@ -5,7 +5,7 @@ import path from "node:path";
 import { repoRoot } from "./harness.ts";
 
 export interface Rec {
-  run_id: string; source: string; study: string; workload: string; system: string; metric: string; value: number; unit: string; t: number | null; repetition: number;
+  run_id: string; source: string; study: string; workload: string; system: string; variant: string; concurrency: number; metric: string; value: number; unit: string; t: number | null; repetition: number;
 }
 export const siteDir = path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR ?? "site");
 export const records: Rec[] = JSON.parse(readFileSync(path.join(siteDir, "src/generated/records.json"), "utf8"));
@@ -35,4 +35,24 @@ export function featuredRunId(): string | undefined {
   const measured = new Set(records.filter((r) => r.source === "measured").map((r) => r.run_id));
   const sorted = runs.filter((m) => measured.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at));
   return (sorted.find((m) => m.profile !== "ci") ?? sorted[0])?.run_id;
+}
+
+// ---- study-specific pages (analytical = seed 001, mcp-db = seed 000) ----------------------------
+export interface Manifest { run_id: string; profile: string; started_at: string; status?: string; cells: Array<{ id: string; study: string; workload: string; system: string; variant: string; concurrency: number; status: string; reason: string }> }
+export const manifests = runs as unknown as Manifest[];
+const studiesRaw = JSON.parse(readFileSync(path.join(siteDir, "src/generated/studies.json"), "utf8"));
+export const studies: Array<{ name: string; seed: string; systems: string[]; workloads: Array<{ name: string; tool: string; systems: string[]; unsupported?: Record<string, string>; query?: string }> }> = Array.isArray(studiesRaw) ? studiesRaw : studiesRaw.studies;
+export { med as median };
+
+/** The run a study page features: newest complete run with measured records of the study, preferring a non-ci profile. */
+export function featuredRunOf(study: string): Manifest | undefined {
+  const withData = new Set(records.filter((r) => r.source === "measured" && r.study === study).map((r) => r.run_id));
+  const sorted = manifests.filter((m) => withData.has(m.run_id) && m.status !== "running").sort((a, b) => b.started_at.localeCompare(a.started_at));
+  return sorted.find((m) => m.profile !== "ci") ?? sorted[0];
+}
+
+/** Number formatting as the pages print it (format.ts num): integers with separators from 100, else 3 significant digits. */
+export function num(v: number): string {
+  if (!Number.isFinite(v)) return "–";
+  return Math.abs(v) >= 100 ? new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 }).format(v) : new Intl.NumberFormat("en-US", { maximumSignificantDigits: 3 }).format(v);
 }

@@ -175,3 +175,152 @@ export function relativeChart(rows: { workload: string; system: string; share: n
     text,
   );
 }
+
+// ---- analytical study (seed 001): ClickBench-style relative view --------------------------------
+
+/** Each engine's geometric mean of relative times (1 = fastest on every workload), one bar per engine. */
+export function geomeanChart(rows: { system: string; geomean: number; ran: number }[], text: ChartText): string {
+  const data = rows.filter((r) => Number.isFinite(r.geomean));
+  return render(
+    {
+      width: 640,
+      height: 50 + data.length * 34,
+      marginLeft: 90,
+      marginRight: 120,
+      marginBottom: 40,
+      x: { label: "geometric mean of relative time → (1 = fastest everywhere)", grid: true, zero: true, nice: true },
+      y: { label: null, domain: data.map((r) => r.system) },
+      color: colorScale(data.map((r) => r.system)),
+      marks: [
+        Plot.barX(data, { y: "system", x: "geomean", fill: "system", fillOpacity: 0.75 }),
+        Plot.text(data, { y: "system", x: "geomean", text: (d: { geomean: number; ran: number }) => `${d.geomean.toFixed(2)}× (${d.ran} workload${d.ran === 1 ? "" : "s"})`, textAnchor: "start", dx: 6 }),
+        Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
+        Plot.ruleX([0]),
+      ],
+    },
+    text,
+  );
+}
+
+/** Per workload, each engine's relative time (log scale); 1 is the fastest engine on that workload. */
+export function relativeRatioChart(rows: { workload: string; system: string; ratio: number }[], text: ChartText): string {
+  const workloads = [...new Set(rows.map((r) => r.workload))];
+  return render(
+    {
+      width: 720,
+      height: 60 + workloads.length * 20,
+      marginLeft: 170,
+      marginRight: 20,
+      marginBottom: 40,
+      x: { type: "log", label: "relative time (t + c) / (t_min + c), log scale → (lower is better)", grid: true },
+      y: { label: null, domain: workloads },
+      color: { ...colorScale(rows.map((r) => r.system)), legend: true },
+      marks: [
+        Plot.ruleY(workloads, { stroke: "#eee" }),
+        Plot.ruleX([1], { stroke: "#222" }),
+        Plot.dot(rows, { y: "workload", x: "ratio", fill: "system", r: 4.5, fillOpacity: 0.8, stroke: "#fff" }),
+      ],
+    },
+    text,
+  );
+}
+
+// ---- mcp-db study (seed 000) ----------------------------------------------------------------------
+
+/** Median throughput per database · server, faceted by workload; filled = indexed, hollow = baseline. */
+export function mcpThroughputChart(rows: { facet: string; label: string; system: string; state: string; median: number; min: number; max: number }[], text: ChartText): string {
+  const facets = [...new Set(rows.map((r) => r.facet))];
+  const labels = [...new Set(rows.map((r) => r.label))].sort();
+  return render(
+    {
+      width: 720,
+      height: 40 + facets.length * (labels.length * 18 + 24),
+      marginLeft: 160,
+      marginRight: 140,
+      x: { type: "log", label: "calls per second through MCP (median, log scale) →", grid: true },
+      y: { label: null, domain: labels },
+      fy: { label: null, domain: facets },
+      color: { ...colorScale(rows.map((r) => r.system)), legend: true },
+      marks: [
+        Plot.frame({ stroke: "#ddd" }),
+        Plot.ruleY(rows, { fy: "facet", y: "label", x1: "min", x2: "max", stroke: "#999" }),
+        Plot.dot(rows, { fy: "facet", y: "label", x: "median", stroke: "system", fill: (d: { state: string; system: string }) => (d.state === "baseline" ? "#fff" : d.system), r: 4.5, strokeWidth: 1.5 }),
+      ],
+    },
+    text,
+  );
+}
+
+/** indexed / baseline throughput per database · server, faceted by workload, log scale. */
+export function improvementChart(rows: { facet: string; label: string; system: string; factor: number }[], text: ChartText): string {
+  const facets = [...new Set(rows.map((r) => r.facet))];
+  const labels = [...new Set(rows.map((r) => r.label))].sort();
+  return render(
+    {
+      width: 720,
+      height: 40 + facets.length * (labels.length * 18 + 24),
+      marginLeft: 160,
+      marginRight: 90,
+      x: { type: "log", label: "improvement factor: indexed ÷ baseline throughput (log scale) →", grid: true },
+      y: { label: null, domain: labels },
+      fy: { label: null, domain: facets },
+      color: colorScale(rows.map((r) => r.system)),
+      marks: [
+        Plot.frame({ stroke: "#ddd" }),
+        Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
+        Plot.ruleY(rows, { fy: "facet", y: "label", x1: 1, x2: "factor", stroke: "system", strokeWidth: 3 }),
+        Plot.dot(rows, { fy: "facet", y: "label", x: "factor", fill: "system", r: 4 }),
+        Plot.text(rows, { fy: "facet", y: "label", x: "factor", text: (d: { factor: number }) => `${num(d.factor)}×`, textAnchor: "start", dx: 8 }),
+      ],
+    },
+    text,
+  );
+}
+
+/** Throughput against concurrency, one line per database · server · state. */
+export function scalingChart(rows: { series: string; system: string; state: string; concurrency: number; throughput: number; min: number; max: number }[], text: ChartText): string {
+  const levels = [...new Set(rows.map((r) => r.concurrency))].sort((a, b) => a - b);
+  return render(
+    {
+      width: 640,
+      height: 300,
+      marginLeft: 60,
+      marginRight: 200,
+      x: { type: "point", label: "concurrent agents (MCP sessions) →", domain: levels },
+      y: { type: "log", label: "↑ calls per second (median, log scale)", grid: true },
+      color: { ...colorScale(rows.map((r) => r.system)), legend: true },
+      marks: [
+        Plot.lineY(rows, { x: "concurrency", y: "throughput", z: "series", stroke: "system", strokeDasharray: (d: { state: string }) => (d.state === "baseline" ? "4,3" : null) }),
+        Plot.ruleX(rows, { x: "concurrency", y1: "min", y2: "max", stroke: "system" }),
+        Plot.dot(rows, { x: "concurrency", y: "throughput", fill: "system", r: 3.5 }),
+        Plot.text(rows, Plot.selectLast({ x: "concurrency", y: "throughput", z: "series", text: "series", textAnchor: "start", dx: 8 })),
+      ],
+    },
+    text,
+  );
+}
+
+/** An agent's median latency split into database time (direct driver p50) and MCP + server overhead. */
+export function overheadChart(rows: { facet: string; label: string; part: string; ms: number }[], text: ChartText): string {
+  const facets = [...new Set(rows.map((r) => r.facet))];
+  const labels = [...new Set(rows.map((r) => r.label))].sort();
+  const parts = ["database time (direct driver p50)", "MCP + server overhead (MCP p50 − direct p50)"];
+  return render(
+    {
+      width: 720,
+      height: 60 + facets.length * (labels.length * 20 + 24),
+      marginLeft: 160,
+      marginRight: 30,
+      x: { label: "median latency per call (ms) →", grid: true, zero: true, nice: true },
+      y: { label: null, domain: labels },
+      fy: { label: null, domain: facets },
+      color: { domain: parts, range: ["#2f6db5", "#e0a030"], legend: true },
+      marks: [
+        Plot.frame({ stroke: "#ddd" }),
+        Plot.barX(rows, Plot.stackX({ fy: "facet", y: "label", x: "ms", fill: "part", order: parts })),
+        Plot.ruleX([0]),
+      ],
+    },
+    text,
+  );
+}

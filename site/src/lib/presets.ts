@@ -7,6 +7,7 @@ export interface Preset {
   sql: string;
 }
 const latestRun = "(SELECT max(run_id) FROM results WHERE source = 'measured')";
+const latestRunOf = (study: string) => `(SELECT max(run_id) FROM results WHERE source = 'measured' AND study = '${study}')`;
 export const presets: Preset[] = [
   {
     id: "throughput",
@@ -75,6 +76,125 @@ FROM results
 WHERE source = 'measured' AND metric IN ('tps', 'qps') AND t IS NULL
 GROUP BY workload, system, run_id
 ORDER BY spread_pct DESC;`,
+  },
+  // Seed 001 (analytical): the page's ClickBench-style view, recomputed from records. Only cells
+  // whose answer matched the expected checksum have timing records, so wrong answers drop out here too.
+  {
+    id: "analytical-relative",
+    label: "Analytical: relative time (t + 10 ms) / (t_min + 10 ms) per workload and engine (latest analytical run, hot)",
+    sql: `WITH t AS (
+  SELECT workload, system, median(value) AS median_ms, count(*) AS runs
+  FROM results
+  WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+    AND metric = 'time_run' AND variant = 'hot' AND workload <> 'noop'
+  GROUP BY workload, system
+)
+SELECT workload, system, round(median_ms, 2) AS median_ms, runs,
+       round((median_ms + 10) / (min(median_ms) OVER (PARTITION BY workload) + 10), 2) AS relative
+FROM t
+ORDER BY workload, relative;`,
+  },
+  {
+    id: "analytical-geomean",
+    label: "Analytical: geometric mean of relative time per engine and variant (latest analytical run)",
+    sql: `WITH t AS (
+  SELECT variant, workload, system, median(value) AS median_ms
+  FROM results
+  WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+    AND metric = 'time_run' AND workload <> 'noop'
+  GROUP BY variant, workload, system
+), r AS (
+  SELECT variant, workload, system,
+         (median_ms + 10) / (min(median_ms) OVER (PARTITION BY variant, workload) + 10) AS relative
+  FROM t
+)
+SELECT variant, system, round(exp(avg(ln(relative))), 2) AS geomean, count(*) AS workloads_ran
+FROM r
+GROUP BY variant, system
+ORDER BY variant, geomean;`,
+  },
+  {
+    id: "analytical-spawn",
+    label: "Analytical: process-spawn cost per engine (workload noop: connect or open, SELECT 1, exit)",
+    sql: `SELECT system, variant, round(median(value), 2) AS median_ms, round(min(value), 2) AS min_ms,
+       round(max(value), 2) AS max_ms, count(*) AS runs
+FROM results
+WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+  AND workload = 'noop' AND metric = 'time_run'
+GROUP BY system, variant
+ORDER BY variant, median_ms;`,
+  },
+  {
+    id: "analytical-pgwire",
+    label: "Analytical: pgwire throughput, queries/s with p50 and p99 (latest analytical run)",
+    sql: `SELECT workload, system, concurrency AS connections,
+       median(value) FILTER (WHERE metric = 'qps') AS qps,
+       median(value) FILTER (WHERE metric = 'latency_p50') AS p50_ms,
+       median(value) FILTER (WHERE metric = 'latency_p99') AS p99_ms
+FROM results
+WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+  AND metric IN ('qps', 'latency_p50', 'latency_p99') AND t IS NULL
+GROUP BY workload, system, concurrency
+ORDER BY workload, qps DESC;`,
+  },
+  // Seed 000 (mcp-db): variant = <server>-<state>, split at the last '-'.
+  {
+    id: "mcp-throughput",
+    label: "MCP: throughput and latency per database × MCP server (latest mcp-db run)",
+    sql: `SELECT workload, system AS database,
+       regexp_extract(variant, '^(.*)-([^-]*)$', 1) AS server,
+       regexp_extract(variant, '^(.*)-([^-]*)$', 2) AS schema_state, concurrency,
+       median(value) FILTER (WHERE metric = 'throughput') AS calls_per_s,
+       median(value) FILTER (WHERE metric = 'latency_p50') AS p50_ms,
+       median(value) FILTER (WHERE metric = 'latency_p99') AS p99_ms,
+       median(value) FILTER (WHERE metric = 'errors') AS errors
+FROM results
+WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND t IS NULL
+GROUP BY ALL
+ORDER BY workload, database, server, schema_state, concurrency;`,
+  },
+  {
+    id: "mcp-improvement",
+    label: "MCP: index improvement factor, indexed ÷ baseline throughput (latest mcp-db run)",
+    sql: `WITH t AS (
+  SELECT workload, system, concurrency,
+         regexp_extract(variant, '^(.*)-([^-]*)$', 1) AS server,
+         regexp_extract(variant, '^(.*)-([^-]*)$', 2) AS state,
+         median(value) AS calls_per_s
+  FROM results
+  WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
+  GROUP BY ALL
+)
+SELECT b.workload, b.system AS database, b.server, b.concurrency,
+       b.calls_per_s AS baseline, i.calls_per_s AS indexed, round(i.calls_per_s / b.calls_per_s, 2) AS improvement
+FROM t AS b JOIN t AS i USING (workload, system, server, concurrency)
+WHERE b.state = 'baseline' AND i.state = 'indexed' AND b.calls_per_s > 0
+ORDER BY improvement DESC;`,
+  },
+  {
+    id: "mcp-overhead",
+    label: "MCP: median latency through MCP vs the database's own driver (overhead per call)",
+    sql: `SELECT workload, system AS database, variant, concurrency,
+       median(value) FILTER (WHERE metric = 'latency_p50') AS mcp_p50_ms,
+       median(value) FILTER (WHERE metric = 'direct_latency_p50') AS direct_p50_ms,
+       median(value) FILTER (WHERE metric = 'mcp_overhead_p50') AS overhead_p50_ms
+FROM results
+WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db'
+  AND metric IN ('latency_p50', 'direct_latency_p50', 'mcp_overhead_p50')
+GROUP BY ALL
+HAVING direct_p50_ms IS NOT NULL
+ORDER BY workload, database, variant;`,
+  },
+  {
+    id: "mcp-scaling",
+    label: "MCP: throughput against concurrency (latest mcp-db run)",
+    sql: `SELECT workload, system AS database, variant, concurrency, median(value) AS calls_per_s
+FROM results
+WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
+  AND workload IN (SELECT workload FROM results WHERE study = 'mcp-db' AND source = 'measured'
+                   GROUP BY workload HAVING count(DISTINCT concurrency) > 1)
+GROUP BY ALL
+ORDER BY workload, database, variant, concurrency;`,
   },
   {
     id: "runs",

@@ -66,6 +66,11 @@ export const metricLabels: Record<string, string> = {
   tps: "transactions per second", qps: "queries per second", latency_avg: "average latency", latency_p50: "p50 latency",
   latency_p95: "p95 latency", latency_p99: "p99 latency", latency_max: "maximum latency", errors: "errors", reconnects: "reconnects",
   tps_series: "transactions per second, per second of the run", mem_idle: "memory when idle", mem_load: "memory under load", cpu_util: "CPU utilisation",
+  // analytical (hyperfine, pgwire-tp) and mcp-db (mcp-load) metrics
+  time_mean: "mean wall time", time_median: "median wall time", time_stddev: "standard deviation of wall time", time_min: "fastest run",
+  time_max: "slowest run", time_run: "wall time per run", throughput: "calls per second", latency_p90: "p90 latency", latency_p999: "p99.9 latency",
+  latency_mean: "mean latency", client_cpu_per_call: "client CPU per call", mcp_overhead_p50: "MCP overhead at p50", direct_latency_p50: "p50 latency through the driver",
+  direct_throughput: "queries per second through the driver", improvement: "improvement factor (indexed ÷ baseline)",
 };
 export function metricLabel(metric: string): string {
   return metricLabels[metric] ?? metric.replaceAll("_", " ");
