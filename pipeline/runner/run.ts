@@ -205,6 +205,8 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
     duration_s: null,
     commit: git.commit,
     dirty: git.dirty,
+    // Other work on the machine skews every figure: the 1/5/15-minute load averages at start and end say how quiet it was.
+    load_average: { start: os.loadavg().map((x) => Math.round(x * 100) / 100), end: null as number[] | null },
     command: process.argv.slice(1).map((a) => path.relative(repoRoot, a) || a).join(" "),
     machine,
     tools: toolVersions(),
@@ -376,6 +378,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
   for (const c of plan.cells) if (c.reason === "not run") c.reason = interrupted ? "run interrupted before this cell" : "not run";
   writeFileSync(path.join(runDir, "records.csv"), toCsv(records));
   const endedAt = new Date();
+  (manifest.load_average as { end: number[] | null }).end = os.loadavg().map((x) => Math.round(x * 100) / 100);
   manifest.status = interrupted ? "interrupted" : "complete";
   manifest.ended_at = endedAt.toISOString();
   manifest.duration_s = Math.round((endedAt.getTime() - startedAt.getTime()) / 100) / 10;

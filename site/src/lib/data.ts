@@ -67,6 +67,7 @@ export interface RunManifest {
   systems: Record<string, { version: string | null; config: Record<string, string>; status?: string; reason?: string }>;
   config: Record<string, unknown>;
   config_hash: string;
+  load_average?: { start: number[]; end: number[] | null };
   cost?: { usd: number | null; usd_per_hour: number | null; instance_type: string; region: string; billed_seconds: number; price_date: string | null; price_source: string | null; basis: string; reason?: string } | null;
   cells: Cell[];
   summary: { ok: number; failed: number; skipped: number; wrong_answer: number };
