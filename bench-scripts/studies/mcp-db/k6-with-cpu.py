@@ -5,10 +5,12 @@ k6 cannot report its own CPU, and its whole-process CPU includes start-up (Go ru
 JavaScript VM of every VU) and the warm-up scenario. So this wrapper:
   1. starts k6 with its REST API on a free loopback port (never the default 6565, which
      another k6 on the machine may hold);
-  2. polls the API's mcp_calls counter (k6/mcp-call.js) every 50 ms until the first
-     tools/call completed: that is the start of the scenarios' clock (within a poll);
-  3. at start + warm-up + margin and at start + warm-up + duration - margin it reads the
-     counter and the k6 process's utime+stime (/proc/<pid>/stat, all threads) together;
+  2. polls the API's mcp_calls counter (k6/mcp-call.js) every 50 ms until a tools/call has
+     completed; the counter's rate is count / k6's test-run time, so count / rate is k6's own
+     scenario clock at that moment, which maps k6's clock onto ours (whatever the polling lag);
+  3. at k6 time warm-up + margin and warm-up + duration - margin (inside the measured
+     scenario) it reads the counter and the k6 process's utime+stime (/proc/<pid>/stat, all
+     threads) together;
   4. writes --out: CPU seconds and calls between the two samples, per_call_us, and the
      whole-process figure (getrusage of the child) for comparison.
 k6's stdout (the script's handleSummary JSON) passes through; of its stderr only the first
@@ -55,13 +57,20 @@ def proc_cpu_s(pid: int) -> tuple[float, float]:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
-def api_calls(port: int) -> int | None:
+def api_counter(port: int) -> tuple[int, float] | None:
+    """mcp_calls (count, rate) from k6's REST API."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/metrics/mcp_calls", timeout=1) as r:
             doc = json.load(r)
-        return int(doc["data"]["attributes"]["sample"]["count"])
+        sample = doc["data"]["attributes"]["sample"]
+        return int(sample["count"]), float(sample["rate"])
     except Exception:  # API not up yet, or the metric has no sample before the first call
         return None
+
+
+def api_calls(port: int) -> int | None:
+    c = api_counter(port)
+    return None if c is None else c[0]
 
 
 def sample(pid: int, port: int) -> dict | None:
@@ -99,16 +108,17 @@ def main() -> int:
     result: dict = {"method": "k6 process utime+stime from /proc/<pid>/stat between two samples inside the measured "
                               "scenario, divided by the tools/call k6 completed between them (k6 REST API counter mcp_calls)",
                     "clk_tck": os.sysconf("SC_CLK_TCK"), "api_port": port, "window": None}
-    first_call_at = None
+    k6_t0 = None  # our monotonic time at k6's test-run time 0
     while proc.poll() is None and time.monotonic() < deadline:
-        c = api_calls(port)
-        if c:
-            first_call_at = time.monotonic()
+        asked = time.monotonic()
+        c = api_counter(port)
+        if c and c[0] > 0 and c[1] > 0:
+            k6_t0 = (asked + time.monotonic()) / 2 - c[0] / c[1]
             break
         time.sleep(POLL_S)
     a_sample = b_sample = None
-    if first_call_at is not None:
-        for when, name in ((first_call_at + a.warmup + margin, "a"), (first_call_at + a.warmup + a.duration - margin, "b")):
+    if k6_t0 is not None:
+        for when, name in ((k6_t0 + a.warmup + margin, "a"), (k6_t0 + a.warmup + a.duration - margin, "b")):
             while proc.poll() is None and time.monotonic() < when:
                 time.sleep(min(POLL_S * 4, max(0.0, when - time.monotonic())))
             s = sample(proc.pid, port) if proc.poll() is None else None
@@ -133,7 +143,8 @@ def main() -> int:
         cpu = (b_sample["user_s"] - a_sample["user_s"]) + (b_sample["sys_s"] - a_sample["sys_s"])
         calls = b_sample["calls"] - a_sample["calls"]
         result["window"] = {
-            "start_s": round(a_sample["t"] - first_call_at, 3), "end_s": round(b_sample["t"] - first_call_at, 3),
+            # seconds of k6's test-run clock; the measured scenario is [warm-up, warm-up + duration]
+            "start_s": round(a_sample["t"] - k6_t0, 3), "end_s": round(b_sample["t"] - k6_t0, 3),
             "calls": calls, "user_s": round(b_sample["user_s"] - a_sample["user_s"], 4),
             "sys_s": round(b_sample["sys_s"] - a_sample["sys_s"], 4),
             "per_call_us": round(cpu / calls * 1e6, 2),
@@ -141,7 +152,7 @@ def main() -> int:
         result["per_call_us"] = result["window"]["per_call_us"]
     else:
         result["per_call_us"] = None
-        result["why_no_window"] = ("k6 completed no tools/call" if first_call_at is None
+        result["why_no_window"] = ("k6 completed no tools/call" if k6_t0 is None
                                    else "k6 ended before the window's end or completed no call inside it")
         print(f"k6-with-cpu: no CPU window: {result['why_no_window']}", file=sys.stderr)
     with open(a.out, "w") as f:

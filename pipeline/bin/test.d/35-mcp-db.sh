@@ -5,8 +5,12 @@
 # npm into /opt/samebox/mcp-servers), each cell checked for successful calls and for answers
 # matching the database's own driver (the run verb compares them and exits 4 when they differ).
 # Prints how long the Faucet build took (a cold one downloads ~1 GB of Go modules).
+# Also the client ceiling (no database): the k6 parser's tests on real captured cells, then
+# client_ceiling (mcp-load) and client_ceiling_k6 (k6) against mcp-trivial through the run verb,
+# each checked for successful calls and a client CPU per call. k6 is built from go.k6.io/k6 into
+# loadgen/mcp-load/bin/k6 when missing (5-7 min cold on 2 cores; printed) and reused after.
 set -uo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 root="$PWD"
 pass=0 fail=0
 ok() { echo "ok   - $*"; pass=$((pass + 1)); }
@@ -17,7 +21,7 @@ bash pipeline/bin/setup node tools >&2 || { bad "pipeline/bin/setup node tools";
 
 # 1. Parser unit tests (node:test).
 out=$(mktemp)
-node_modules/.bin/node --test --test-reporter=spec pipeline/test/parsers-mcp.test.ts 2>&1 | tee "$out"
+node_modules/.bin/node --test --test-reporter=spec pipeline/test/parsers-mcp.test.ts pipeline/test/parsers-k6.test.ts 2>&1 | tee "$out"
 p=$(grep -E '^ℹ pass [0-9]+' "$out" | awk '{print $3}'); f=$(grep -E '^ℹ fail [0-9]+' "$out" | awk '{print $3}')
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 [[ -n "$p" ]] || bad "parser tests did not run"
@@ -29,6 +33,44 @@ if (cd bench-scripts/studies/mcp-db/tools && go test ./... >&2); then ok "go tes
 # 3. End to end on real engines and servers.
 export SAMEBOX_STATE="${SAMEBOX_STATE:-/var/lib/samebox}" MCPDB_SCALE=0.0002
 sys="bench-scripts/systems" study="bench-scripts/studies/mcp-db" servers="bench-scripts/mcp-servers"
+
+# 3a. The client ceiling: both clients against mcp-trivial's echo tool, no database (the system
+# name only groups cells). The same concurrency, duration and warm-up for both, as in a run.
+k6_bin="bench-scripts/loadgen/mcp-load/bin/k6"
+if [[ ! -x "$k6_bin" ]]; then
+  start=$SECONDS
+  if bash bench-scripts/loadgen/mcp-load/build k6 >&2; then ok "build k6 from go.k6.io/k6 ($(( SECONDS - start )) s)"; else bad "build k6"; fi
+  echo "# k6 build took $(( SECONDS - start )) s (cold: module download + compile; reused from $k6_bin afterwards)"
+fi
+for pair in client_ceiling:mcp-load client_ceiling_k6:k6; do
+  workload="${pair%%:*}" parser="${pair#*:}"
+  cell=$(mktemp -d)
+  VARIANT=trivial THREADS=4 DURATION=2 WARMUP=1 CELL_DIR="$cell" \
+    bash "$study/run" postgresql "$workload" > "$cell/stdout.txt" 2> "$cell/stderr.txt"
+  rc=$?
+  if [[ $rc -ne 0 ]]; then bad "$workload: run exited $rc: $(tail -n 3 "$cell/stderr.txt" | tr '\n' ' ')"; rm -rf "$cell"; continue; fi
+  verdict=$(node_modules/.bin/node -e '
+    const { parse } = await import(process.argv[1]);
+    const fs = await import("node:fs");
+    const ms = parse({ cellDir: process.argv[2], stdout: fs.readFileSync(process.argv[2] + "/stdout.txt", "utf8") });
+    const get = (m) => ms.find((x) => x.metric === m)?.value;
+    const [calls, errors, tput, cpu, p50] = ["calls", "errors", "throughput", "client_cpu_per_call", "latency_p50"].map(get);
+    const good = calls > 0 && errors === 0 && tput > 0 && cpu > 0 && p50 > 0 && get("server_crashed") === undefined && get("direct_throughput") === undefined;
+    console.log(`${good ? "ok" : "bad"} calls=${calls} errors=${errors} throughput=${tput}/s p50=${p50}ms client_cpu_per_call=${cpu}us`);
+  ' "$root/pipeline/parsers/$parser.ts" "$cell" 2>&1)
+  [[ "$verdict" == ok* ]] && ok "$workload (c=4 against mcp-trivial): ${verdict#ok }" || bad "$workload: $verdict"
+  grep -q '"server": "mcp-trivial"' "$cell/faults.json" && ok "$workload: faults.json names mcp-trivial" || bad "$workload: faults.json: $(cat "$cell/faults.json")"
+  rm -rf "$cell"
+done
+# A known variant on the wrong kind of workload is not a cell of this study: exit 3 with the reason.
+for combo in "faucet-indexed client_ceiling" "trivial point_reads" "dbhub-baseline client_ceiling_k6"; do
+  read -r v w <<< "$combo"
+  why=$(VARIANT="$v" THREADS=1 bash "$study/run" postgresql "$w" 2>/dev/null)
+  rc=$?
+  [[ $rc -eq 3 && "$why" == *"$w"* && "$why" == *"$v"* ]] && ok "VARIANT=$v $w: exit 3 ($why)" || bad "VARIANT=$v $w: exit $rc, '$why'"
+done
+err=$(VARIANT=trivial2 bash "$study/run" postgresql client_ceiling 2>&1 >/dev/null)
+[[ "$err" == *"unknown variant 'trivial2'"*"valid: "*"trivial"* ]] && ok "unknown variant names the valid ones, trivial included" || bad "unknown variant error: $err"
 for s in postgresql sqlite; do
   if bash "$sys/$s/install" >&2; then ok "install $s"; else bad "install $s"; fi
 done
@@ -82,7 +124,7 @@ done
 
 # Bad input: clear errors naming the valid values.
 err=$(VARIANT=faucet-baseline bash "$study/run" postgresql no_such_workload 2>&1 >/dev/null)
-[[ "$err" == *"valid: analytical concurrency_sweep filtered_queries point_reads session_discovery"* ]] && ok "unknown workload names the valid ones" || bad "unknown workload error: $err"
+[[ "$err" == *"valid: analytical client_ceiling client_ceiling_k6 concurrency_sweep filtered_queries point_reads session_discovery"* ]] && ok "unknown workload names the valid ones" || bad "unknown workload error: $err"
 err=$(VARIANT=nope-baseline bash "$study/run" postgresql point_reads 2>&1 >/dev/null)
 [[ "$err" == *"valid: faucet-baseline"* ]] && ok "unknown server names the valid variants" || bad "unknown server error: $err"
 finish
