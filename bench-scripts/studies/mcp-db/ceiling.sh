@@ -27,13 +27,16 @@ ceiling_run() {
     *) die "$wl: ceiling_client '$client' is not valid (valid: mcp-load, k6)" ;;
   esac
 
+  # Created before the launch: the background job opens them only when it gets scheduled.
+  : > "$cell/mcp-trivial.out"
+  : > "$cell/mcp-trivial.err"
   "$MCPDB_BIN/mcp-trivial" "${server_args[@]}" > "$cell/mcp-trivial.out" 2> "$cell/mcp-trivial.err" &
   local server_pid=$!
   # shellcheck disable=SC2064  # expand now: the pid is this cell's server
   trap "kill $server_pid 2>/dev/null || true; wait $server_pid 2>/dev/null || true" EXIT
   local url="" i
   for (( i = 0; i < 100; i++ )); do
-    url="$(sed -n 's/^listening //p' "$cell/mcp-trivial.out" 2>/dev/null)"
+    url="$(sed -n 's/^listening //p' "$cell/mcp-trivial.out")"
     [[ -n "$url" ]] && break
     pid_alive "$server_pid" || break
     sleep 0.1
