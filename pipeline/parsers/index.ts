@@ -5,6 +5,7 @@ import * as pgbench from "./pgbench.ts";
 import * as hyperfine from "./hyperfine.ts";
 import * as pgwireTp from "./pgwire-tp.ts";
 import * as mcpLoad from "./mcp-load.ts";
+import * as k6 from "./k6.ts";
 
 export interface ParseContext {
   cellDir: string;
@@ -20,6 +21,7 @@ export const parsers: Record<string, Parser> = {
   hyperfine: hyperfine.parse,
   "pgwire-tp": pgwireTp.parse,
   "mcp-load": mcpLoad.parse,
+  k6: k6.parse,
 };
 
 export function parserFor(tool: string): Parser {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Integration: the ci profile against real PostgreSQL and MariaDB servers with real sysbench/pgbench.
+# Integration: the ci profile through the samebox CLI against real engines: OLTP (PostgreSQL, MariaDB,
+# sysbench, pgbench) and analytical (PostgreSQL, DuckDB, SQLite, hyperfine, pgwire-tp).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 bash pipeline/bin/setup tools || { echo "0 passed, 1 failed"; exit 1; }
