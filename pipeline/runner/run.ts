@@ -122,7 +122,9 @@ export function planRun(opts: RunOptions): Plan {
           // A workload may pin its own concurrency (e.g. one agent); otherwise the profile's list applies.
           const concurrency = Array.isArray(w.concurrency) ? (w.concurrency as number[]) : p.concurrency;
           for (const c of concurrency) {
-            for (const variant of p.variants) {
+            // Likewise a workload may pin its variants (e.g. the MCP client ceiling runs only as 'trivial').
+            const variants = Array.isArray(w.variants) ? (w.variants as string[]) : p.variants;
+            for (const variant of variants) {
               cells.push({
                 id: `${name}.${w.name}.${system}.c${c}.${variant}.r${rep}`,
                 study: name, workload: w.name, system, concurrency: c, variant, repetition: rep,
@@ -317,8 +319,10 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
           mkdirSync(cellDir);
           cell.started_at = new Date().toISOString();
           cell.log = rel(path.join(cellDir, "stderr.txt"));
-          const idleMiB = st.pids.length ? treeMemoryMiB(st.pids) : null;
-          const sampler = st.pids.length ? new ResourceSampler(st.pids, cellDir) : null;
+          // Server memory/CPU only where the workload exercises the system's server.
+          const sampleServer = st.pids.length > 0 && workload.uses_server !== false;
+          const idleMiB = sampleServer ? treeMemoryMiB(st.pids) : null;
+          const sampler = sampleServer ? new ResourceSampler(st.pids, cellDir) : null;
           sampler?.start();
           const r = await runVerb(studyVerb("run"), [system, cell.workload], {
             env: { ...baseEnv, CELL_DIR: cellDir, THREADS: String(cell.concurrency), VARIANT: cell.variant, REPETITION: String(cell.repetition), WORKLOAD: cell.workload },
