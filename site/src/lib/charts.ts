@@ -244,7 +244,9 @@ export function mcpThroughputChart(rows: { facet: string; label: string; system:
       marks: [
         Plot.frame({ stroke: "#ddd" }),
         Plot.ruleY(rows, { fy: "facet", y: "label", x1: "min", x2: "max", stroke: "#999" }),
-        Plot.dot(rows, { fy: "facet", y: "label", x: "median", stroke: "system", fill: (d: { state: string; system: string }) => (d.state === "baseline" ? "#fff" : d.system), r: 4.5, strokeWidth: 1.5 }),
+        // Baseline as a ring around where the indexed dot sits, so both show when they coincide.
+        Plot.dot(rows.filter((r) => r.state === "baseline"), { fy: "facet", y: "label", x: "median", stroke: "system", fill: "none", r: 7, strokeWidth: 1.5 }),
+        Plot.dot(rows.filter((r) => r.state !== "baseline"), { fy: "facet", y: "label", x: "median", fill: "system", r: 3.5 }),
       ],
     },
     text,
@@ -261,7 +263,7 @@ export function improvementChart(rows: { facet: string; label: string; system: s
       height: 40 + facets.length * (labels.length * 18 + 24),
       marginLeft: 160,
       marginRight: 90,
-      x: { type: "log", label: "improvement factor: indexed ÷ baseline throughput (log scale) →", grid: true },
+      x: { type: "log", label: "improvement factor: indexed ÷ baseline throughput (log scale) →", grid: true, insetLeft: 50 },
       y: { label: null, domain: labels },
       fy: { label: null, domain: facets },
       color: colorScale(rows.map((r) => r.system)),
@@ -270,30 +272,39 @@ export function improvementChart(rows: { facet: string; label: string; system: s
         Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
         Plot.ruleY(rows, { fy: "facet", y: "label", x1: 1, x2: "factor", stroke: "system", strokeWidth: 3 }),
         Plot.dot(rows, { fy: "facet", y: "label", x: "factor", fill: "system", r: 4 }),
-        Plot.text(rows, { fy: "facet", y: "label", x: "factor", text: (d: { factor: number }) => `${num(d.factor)}×`, textAnchor: "start", dx: 8 }),
+        Plot.text(rows.filter((r) => r.factor >= 1), { fy: "facet", y: "label", x: "factor", text: (d: { factor: number }) => `${num(d.factor)}×`, textAnchor: "start", dx: 8 }),
+        Plot.text(rows.filter((r) => r.factor < 1), { fy: "facet", y: "label", x: "factor", text: (d: { factor: number }) => `${num(d.factor)}×`, textAnchor: "end", dx: -8 }),
       ],
     },
     text,
   );
 }
 
-/** Throughput against concurrency, one line per database · server · state. */
-export function scalingChart(rows: { series: string; system: string; state: string; concurrency: number; throughput: number; min: number; max: number }[], text: ChartText): string {
+/** Throughput against concurrency: one panel per database, one line per MCP server and schema state (dashed = baseline). */
+export function scalingChart(rows: { series: string; system: string; server: string; state: string; concurrency: number; throughput: number; min: number; max: number }[], text: ChartText): string {
   const levels = [...new Set(rows.map((r) => r.concurrency))].sort((a, b) => a - b);
+  const servers = [...new Set(rows.map((r) => r.server))].sort();
+  const serverColors = ["#1b7f5b", "#c0392b", "#6c4bb5", "#b07d10", "#2a7ab0"];
+  const baseline = rows.filter((r) => r.state === "baseline");
+  const indexed = rows.filter((r) => r.state !== "baseline");
   return render(
     {
-      width: 640,
-      height: 300,
+      width: 720,
+      height: 320,
       marginLeft: 60,
-      marginRight: 200,
-      x: { type: "point", label: "concurrent agents (MCP sessions) →", domain: levels },
+      marginRight: 20,
+      fx: { label: null, domain: [...new Set(rows.map((r) => r.system))].sort() },
+      x: { type: "point", label: "concurrent agents (MCP sessions) →", domain: levels, inset: 20 },
       y: { type: "log", label: "↑ calls per second (median, log scale)", grid: true },
-      color: { ...colorScale(rows.map((r) => r.system)), legend: true },
+      color: { domain: servers, range: servers.map((_, i) => serverColors[i % serverColors.length]), legend: true, label: "MCP server" },
       marks: [
-        Plot.lineY(rows, { x: "concurrency", y: "throughput", z: "series", stroke: "system", strokeDasharray: (d: { state: string }) => (d.state === "baseline" ? "4,3" : null) }),
-        Plot.ruleX(rows, { x: "concurrency", y1: "min", y2: "max", stroke: "system" }),
-        Plot.dot(rows, { x: "concurrency", y: "throughput", fill: "system", r: 3.5 }),
-        Plot.text(rows, Plot.selectLast({ x: "concurrency", y: "throughput", z: "series", text: "series", textAnchor: "start", dx: 8 })),
+        Plot.frame({ stroke: "#ddd" }),
+        // strokeDasharray and a literal fill are constants in Plot, not channels: one mark per schema state.
+        Plot.lineY(indexed, { fx: "system", x: "concurrency", y: "throughput", z: "series", stroke: "server", strokeWidth: 1.8 }),
+        Plot.lineY(baseline, { fx: "system", x: "concurrency", y: "throughput", z: "series", stroke: "server", strokeWidth: 1.8, strokeDasharray: "5,4" }),
+        Plot.ruleX(rows, { fx: "system", x: "concurrency", y1: "min", y2: "max", stroke: "server" }),
+        Plot.dot(indexed, { fx: "system", x: "concurrency", y: "throughput", fill: "server", r: 3.5 }),
+        Plot.dot(baseline, { fx: "system", x: "concurrency", y: "throughput", stroke: "server", fill: "white", r: 3.5, strokeWidth: 1.5 }),
       ],
     },
     text,
