@@ -117,6 +117,12 @@ if [[ "$os_id" != ubuntu:24.04 ]]; then
     t "mysql/$v exits 3 with one line on $os_id" expect_3 "$systems/mysql/$v"
   done
   t "mysql/stop exits 0 when not installed" "$systems/mysql/stop"
+  # sqlserver: Microsoft's SQL Server 2022 packages, Ubuntu 24.04 only (same rule as mysql).
+  for v in install start check version env config; do
+    t "sqlserver/$v exits 3 with one line on $os_id" expect_3 "$systems/sqlserver/$v"
+  done
+  t "sqlserver/stop exits 0 when not installed" "$systems/sqlserver/stop"
+  t "sqlserver/pids prints nothing when not installed" bash -c '[[ -z "$("$1")" ]]' _ "$systems/sqlserver/pids"
   t "oltp/run on mysql exits 3 here" expect_3 "$study/run" mysql oltp_read_write
 fi
 
