@@ -11,21 +11,8 @@ repo="$(pwd)"
 systems="$repo/bench-scripts/systems"
 study="$repo/bench-scripts/studies/oltp"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-# t NAME CMD...: CMD's exit status decides; its output is shown only on failure.
-t() {
-  local name="$1" out
-  shift
-  if out="$("$@" 2>&1)"; then ok "$name"; else bad "$name"; printf '%s\n' "$out" | tail -n 15 | sed 's/^/     | /'; fi
-}
-finish() {
-  echo "${pass} passed, ${fail} failed"
-  [[ $fail -eq 0 ]]
-  exit
-}
+# shellcheck source=SCRIPTDIR/../test-lib.sh
+. "$repo/pipeline/bin/test-lib.sh"
 
 if [[ "$(id -u)" -ne 0 ]]; then
   bad "must run as root (the verbs install packages and run servers as postgres/mysql)"

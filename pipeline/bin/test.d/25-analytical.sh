@@ -14,20 +14,8 @@ systems="$repo/bench-scripts/systems"
 study="$repo/bench-scripts/studies/analytical"
 tpdir="$repo/bench-scripts/loadgen/pgwire-tp"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-t() {
-  local name="$1" out
-  shift
-  if out="$("$@" 2>&1)"; then ok "$name"; else bad "$name"; printf '%s\n' "$out" | tail -n 15 | sed 's/^/     | /'; fi
-}
-finish() {
-  echo "${pass} passed, ${fail} failed"
-  [[ $fail -eq 0 ]]
-  exit
-}
+# shellcheck source=SCRIPTDIR/../test-lib.sh
+. "$repo/pipeline/bin/test-lib.sh"
 if [[ "$(id -u)" -ne 0 ]]; then
   bad "must run as root (the system verbs install packages and run servers)"
   finish
