@@ -26,3 +26,38 @@ export function median(values: number[]): number {
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
+
+// Two-sided 95 % Student-t quantiles t(0.975, df) for df = 1..30; above 30 the normal 1.96 is within 2 %.
+const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+
+export interface Interval95 {
+  n: number;
+  mean: number;
+  /** sample standard deviation (n - 1) */
+  sd: number;
+  lo: number;
+  hi: number;
+  half_width: number;
+  /** "t": Student-t interval of the mean over repetitions; "none": fewer than 2 values, no interval */
+  method: "t" | "none";
+}
+
+// 95 % confidence interval of the mean of independent repetitions (Student t, n - 1 degrees of freedom).
+// Repetitions of a cell are few (3-5), so a bootstrap would only resample 3 values; t is the honest choice.
+export function interval95(values: number[]): Interval95 {
+  const n = values.length;
+  const mean = n ? values.reduce((s, v) => s + v, 0) / n : NaN;
+  if (n < 2) return { n, mean, sd: NaN, lo: NaN, hi: NaN, half_width: NaN, method: "none" };
+  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1));
+  const t = n - 1 <= T975.length ? T975[n - 2] : 1.96;
+  const half = (t * sd) / Math.sqrt(n);
+  return { n, mean, sd, lo: mean - half, hi: mean + half, half_width: half, method: "t" };
+}
+
+// Two cells differ beyond noise when their 95 % intervals do not overlap (conservative: overlapping
+// intervals can still differ at 5 %, but non-overlapping ones always do). Unknown without intervals.
+export function beyondNoise(a: Interval95, b: Interval95): boolean | undefined {
+  if (a.method === "none" || b.method === "none") return undefined;
+  return a.hi < b.lo || b.hi < a.lo;
+}

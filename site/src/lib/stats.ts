@@ -1,6 +1,8 @@
 // Aggregation of records into per-cell statistics (median and min–max over repetitions) and the
 // comparisons the pages state in words. Pages never print a number that is not derived here from records.
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
+import { interval95, type Interval95 } from "../../../pipeline/lib/stats.ts";
+export { interval95, beyondNoise, type Interval95 } from "../../../pipeline/lib/stats.ts";
 
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -24,6 +26,8 @@ export interface CellStat {
   min: number;
   max: number;
   values: number[];
+  /** 95 % Student-t interval of the mean over repetitions (method "none" below 2 repetitions) */
+  ci: Interval95;
 }
 
 /** Scalar (t === null) records grouped per run × study × workload × system × variant × concurrency × metric. */
@@ -43,6 +47,7 @@ export function cellStats(records: ResultRecord[]): CellStat[] {
       run_id: first.run_id, study: first.study, workload: first.workload, system: first.system, system_version: first.system_version,
       variant: first.variant, concurrency: first.concurrency, metric: first.metric, unit: first.unit,
       n: values.length, median: median(values), min: Math.min(...values), max: Math.max(...values), values,
+      ci: interval95(values),
     };
   });
 }
