@@ -1,0 +1,106 @@
+# shellcheck shell=bash disable=SC2034  # variables here are used by the verbs that source this
+# Shared by the mcp-servers study's verbs (sourced, not a verb): where the study keeps its state and
+# binaries, the dependencies (Redis, api-service) and the list of servers.
+
+# shellcheck source=../../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/toolchains.sh
+. "$BENCH_SCRIPTS_DIR/lib/toolchains.sh"
+
+MCPS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+MCPS_STATE="$SAMEBOX_STATE/mcp-servers"
+MCPS_BIN="$MCPS_STATE/bin"
+MCPS_LOADGEN="$BENCH_SCRIPTS_DIR/loadgen/mcp-load"
+SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
+
+SAMEBOX_REDIS_PORT="${SAMEBOX_REDIS_PORT:-16379}"
+SAMEBOX_API_PORT="${SAMEBOX_API_PORT:-18100}"
+require_port SAMEBOX_REDIS_PORT "$SAMEBOX_REDIS_PORT"
+require_port SAMEBOX_API_PORT "$SAMEBOX_API_PORT"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$SAMEBOX_REDIS_PORT}"
+export API_SERVICE_URL="${API_SERVICE_URL:-http://127.0.0.1:$SAMEBOX_API_PORT}"
+REDIS_DIR="$MCPS_STATE/redis"
+API_DIR="$MCPS_STATE/api-service"
+export PATH="/usr/local/go/bin:$PATH"
+
+# The study's servers, from study.json (one name per line).
+mcps_systems() { json_get "$MCPS_DIR/study.json" systems; }
+
+mcps_require_system() {
+  local s="${1:-}"
+  list_contains "$(mcps_systems)" "$s" || die "unknown server '$s' (valid: $(mcps_systems | tr '\n' ' '| sed 's/ $//'))"
+}
+
+# mcps_go_build MODULE_DIR BINARY: build a Go module's main package into $MCPS_BIN when its sources changed.
+mcps_go_build() {
+  local dir="$1" bin="$2" want
+  want="$(cd "$dir" && find . -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)"
+  if [[ -x "$MCPS_BIN/$bin" && -f "$MCPS_BIN/.$bin.hash" && "$(cat "$MCPS_BIN/.$bin.hash")" == "$want" ]]; then return 0; fi
+  need_go 1.23
+  mkdir -p "$MCPS_BIN"
+  log "building $bin"
+  (cd "$dir" && go build -trimpath -o "$MCPS_BIN/$bin" .) >&2 || die "building $bin from $dir failed"
+  printf '%s\n' "$want" > "$MCPS_BIN/.$bin.hash"
+}
+
+mcps_build_deps() {
+  mcps_go_build "$MCPS_DIR/api-service" api-service
+  mcps_go_build "$MCPS_DIR/seeder" seeder
+}
+
+pidfile_pid() {
+  [[ -f "$1" ]] || return 0
+  local pid; pid="$(tr -dc '0-9' < "$1")"
+  if pid_alive "$pid"; then printf '%s\n' "$pid"; fi
+  return 0
+}
+redis_pid() { pidfile_pid "$REDIS_DIR/redis.pid"; }
+api_pid() { pidfile_pid "$API_DIR/api-service.pid"; }
+
+redis_ok() { [[ "$(redis-cli -h 127.0.0.1 -p "$SAMEBOX_REDIS_PORT" PING 2>/dev/null)" == PONG ]]; }
+api_ok() { curl -fsS -m 3 "$API_SERVICE_URL/health" 2>/dev/null | grep -q '"status":"ok"'; }
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# stop_group PIDFILE NAME: TERM the process group started with setsid, KILL after 10 s.
+stop_group() {
+  local pid i
+  pid="$(pidfile_pid "$1")"
+  if [[ -z "$pid" ]]; then rm -f "$1"; return 0; fi
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  for (( i = 0; i < 40; i++ )); do pid_alive "$pid" || break; sleep 0.25; done
+  if pid_alive "$pid"; then kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true; fi
+  rm -f "$1"
+  log "$2 stopped"
+}
+
+redis_start() {
+  if [[ -n "$(redis_pid)" ]] && redis_ok; then return 0; fi
+  command -v redis-server >/dev/null || { is_debian_family && apt_install redis-server; }
+  command -v redis-server >/dev/null || die "redis-server is not installed (Debian/Ubuntu: apt-get install redis-server)"
+  port_busy "$SAMEBOX_REDIS_PORT" && die "port $SAMEBOX_REDIS_PORT is in use by another process (set SAMEBOX_REDIS_PORT)"
+  mkdir -p "$REDIS_DIR"
+  # As the seed: no persistence (--save "" --appendonly no); loopback only.
+  setsid redis-server --bind 127.0.0.1 --port "$SAMEBOX_REDIS_PORT" --save "" --appendonly no \
+    --dir "$REDIS_DIR" --daemonize no --protected-mode yes --maxclients 10000 \
+    >"$REDIS_DIR/redis.log" 2>&1 < /dev/null &
+  echo $! > "$REDIS_DIR/redis.pid"
+  wait_until 20 "redis on port $SAMEBOX_REDIS_PORT" redis_ok || { tail -n 20 "$REDIS_DIR/redis.log" >&2; die "redis-server did not start"; }
+  log "redis $(redis_version) on 127.0.0.1:$SAMEBOX_REDIS_PORT (pid $(redis_pid))"
+}
+
+api_start() {
+  if [[ -n "$(api_pid)" ]] && api_ok; then return 0; fi
+  port_busy "$SAMEBOX_API_PORT" && die "port $SAMEBOX_API_PORT is in use by another process (set SAMEBOX_API_PORT)"
+  mkdir -p "$API_DIR"
+  setsid "$MCPS_BIN/api-service" --addr "127.0.0.1:$SAMEBOX_API_PORT" >"$API_DIR/api-service.log" 2>&1 < /dev/null &
+  echo $! > "$API_DIR/api-service.pid"
+  wait_until 30 "api-service on port $SAMEBOX_API_PORT" api_ok || { tail -n 20 "$API_DIR/api-service.log" >&2; die "api-service did not start"; }
+  log "api-service on $API_SERVICE_URL (pid $(api_pid))"
+}
+
+redis_version() { redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p'; }
+
+deps_reseed() {
+  redis_ok || die "redis is not running on port $SAMEBOX_REDIS_PORT: run deps start first"
+  "$MCPS_BIN/seeder" --url "$REDIS_URL" >&2 || die "seeding redis failed"
+}

@@ -1,0 +1,3 @@
+module samebox/bench-scripts/studies/mcp-servers/api-service
+
+go 1.23
