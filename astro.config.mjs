@@ -23,6 +23,8 @@ const base = normaliseBase(process.env.SAMEBOX_BASE);
 const siteDataDir = path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR ?? "site");
 // The build runs in this process: pages read the resolved folder from here (site/src/lib/data.ts).
 process.env.SAMEBOX_RESOLVED_SITE_DIR = siteDataDir;
+// Claims (bench-scripts/studies/<study>/claims.json) are read from the repo, whatever the data folder.
+process.env.SAMEBOX_REPO_ROOT = repoRoot;
 
 export default defineConfig({
   root: repoRoot,

@@ -28,7 +28,8 @@ export function colorScale(systems: string[]): { domain: string[]; range: string
   return { domain, range: domain.map((s, i) => systemColors[s] ?? fallback[i % fallback.length]) };
 }
 
-function render(options: Plot.PlotOptions, text: ChartText): string {
+// Exported for the reader pages' charts (reader-charts.ts).
+export function render(options: Plot.PlotOptions, text: ChartText): string {
   const { document } = parseHTML("<!doctype html><html><body></body></html>");
   const node = Plot.plot({ ...options, document: document as unknown as Document, style: { fontFamily: "inherit", fontSize: "12px", overflow: "visible" } } as Plot.PlotOptions) as unknown as Element;
   const svg = node.tagName.toLowerCase() === "svg" ? node : [...node.children].find((c) => c.tagName.toLowerCase() === "svg");

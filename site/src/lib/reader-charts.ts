@@ -1,0 +1,62 @@
+// Build-time charts of the reader pages (verdicts, history): Observable Plot via charts.ts's render,
+// so each SVG carries <title>/<desc> and the pages ship no JavaScript.
+import * as Plot from "@observablehq/plot";
+import { render, colorScale, type ChartText } from "./charts.ts";
+import type { ClaimVerdict } from "./verdicts.ts";
+
+const verdictColor = { reproduces: "#1f6b3a", "within noise": "#8a5a00", "does not reproduce": "#a51c1c", "not measured": "#8a8f98" };
+
+/** Per claim, the seed's ratio (hollow diamond) beside ours (dot with its 95 % interval); log scale, ratios not absolutes. */
+export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { compact?: boolean } = {}): string {
+  const labels = rows.map((r) => r.claim.id);
+  const ours = rows.filter((r) => r.ratio !== undefined && Number.isFinite(r.ratio) && r.ratio > 0);
+  const intervals = ours.filter((r) => r.hasInterval && r.lo! > 0 && Number.isFinite(r.hi));
+  const all = [...rows.map((r) => r.publishedRatio), ...ours.map((r) => r.ratio!), ...intervals.flatMap((r) => [r.lo!, r.hi!]), 1];
+  const lo = Math.min(...all) / 1.3;
+  const hi = Math.max(...all) * 1.3;
+  return render(
+    {
+      width: 640,
+      height: 60 + rows.length * (opts.compact ? 22 : 28),
+      marginLeft: 210,
+      marginRight: 20,
+      marginBottom: 40,
+      x: { type: "log", domain: [lo, hi], label: "times better: claimed system ÷ the other (log scale) →", grid: true },
+      y: { label: null, domain: labels },
+      color: { domain: Object.keys(verdictColor), range: Object.values(verdictColor), legend: !opts.compact },
+      marks: [
+        Plot.ruleY(labels, { stroke: "#eee" }),
+        Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
+        Plot.ruleY(intervals, { y: (d: ClaimVerdict) => d.claim.id, x1: "lo", x2: "hi", stroke: (d: ClaimVerdict) => d.verdict, strokeWidth: 2 }),
+        Plot.dot(rows, { y: (d: ClaimVerdict) => d.claim.id, x: "publishedRatio", symbol: "diamond", r: 5, stroke: "#8a5a00", fill: "#fff", strokeWidth: 1.5 }),
+        Plot.dot(ours, { y: (d: ClaimVerdict) => d.claim.id, x: "ratio", r: 5, fill: (d: ClaimVerdict) => d.verdict, stroke: "#fff" }),
+      ],
+    },
+    text,
+  );
+}
+
+/** One metric of one workload over runs: each system's mean with its 95 % interval, runs in time order. */
+export function historyChart(rows: { run: string; system: string; mean: number; lo?: number; hi?: number }[], unit: string, text: ChartText): string {
+  const runs = [...new Set(rows.map((r) => r.run))];
+  const withIv = rows.filter((r) => r.lo !== undefined && Number.isFinite(r.lo) && Number.isFinite(r.hi));
+  return render(
+    {
+      width: 640,
+      height: 70 + runs.length * 26,
+      marginLeft: 230,
+      marginRight: 20,
+      marginBottom: 40,
+      x: { label: `${unit} →`, grid: true, zero: true, nice: true },
+      y: { label: null, domain: runs },
+      color: { ...colorScale(rows.map((r) => r.system)), legend: true },
+      marks: [
+        Plot.ruleY(runs, { stroke: "#eee" }),
+        Plot.ruleY(withIv, { y: "run", x1: "lo", x2: "hi", stroke: "system", dy: 0 }),
+        Plot.dot(rows, { y: "run", x: "mean", fill: "system", r: 5, stroke: "#fff" }),
+        Plot.ruleX([0]),
+      ],
+    },
+    text,
+  );
+}
