@@ -18,6 +18,12 @@ const positiveInt = (v: string): number => {
   return n;
 };
 
+const seedInt = (v: string): number => {
+  const n = Number(v);
+  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(n) || n > 0xffffffff) throw new InvalidArgumentError("expected a whole number from 0 to 4294967295");
+  return n;
+};
+
 const program = new Command()
   .name("samebox")
   .description("Run benchmark suites, normalize every tool's output into one long-format table, publish site data.")
@@ -35,12 +41,13 @@ program
   .option("-w, --workloads <list>", "comma-separated workloads (default: all in the profile)", list)
   .option("-r, --repetitions <n>", "repetitions per cell (default: the profile's)", positiveInt)
   .option("--run-id <id>", "run id (default: <UTC timestamp>-<profile>-<host>)")
-  .option("--skip-install", "do not run the systems' install verbs")
+  .option("--skip-install", "do not run the systems' and studies' install verbs")
+  .option("--order-seed <n>", "seed of the interleaved visit order (default: derived from the run id)", seedInt)
   .option("--dry-run", "print the cells that would run and exit")
   .action(async (o) => {
     const { runDir, manifest, exitCode } = await runSuite({
       profile: o.profile, studies: o.studies, systems: o.systems, workloads: o.workloads,
-      repetitions: o.repetitions, runId: o.runId, skipInstall: o.skipInstall, dryRun: o.dryRun,
+      repetitions: o.repetitions, runId: o.runId, skipInstall: o.skipInstall, dryRun: o.dryRun, orderSeed: o.orderSeed,
     });
     if (o.dryRun) return;
     const s = manifest.summary as Record<string, number>;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 
 export interface CloudInfo { provider: string; instance_type: string; region: string; ami_id: string }
 export interface MachineInfo {
@@ -77,14 +77,21 @@ const toolCommands: Record<string, string[]> = {
   psql: ["psql", "--version"],
   hyperfine: ["hyperfine", "--version"],
   sqlite3: ["sqlite3", "--version"],
+  mariadb_client: ["mariadb", "--version"],
   go: ["go", "version"],
+  java: ["java", "-version"],
+  python3: ["python3", "--version"],
+  system_node: ["node", "--version"],
 };
 
 export function toolVersions(): Record<string, string | null> {
   const out: Record<string, string | null> = { node: process.version };
   for (const [name, cmd] of Object.entries(toolCommands)) {
     try {
-      out[name] = execFileSync(cmd[0], cmd.slice(1), { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10000 }).split("\n")[0].trim();
+      // java -version prints on stderr: take whichever stream has the first line.
+      const r = spawnSync(cmd[0], cmd.slice(1), { encoding: "utf8", timeout: 10000, env: { ...process.env, PATH: `${process.env.PATH ?? ""}:/usr/local/go/bin` } });
+      if (r.status !== 0) throw new Error("absent");
+      out[name] = `${r.stdout}${r.stderr}`.trim().split("\n")[0].trim() || null;
     } catch {
       out[name] = null;
     }

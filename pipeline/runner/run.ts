@@ -25,6 +25,8 @@ export interface RunOptions {
   runId?: string;
   skipInstall?: boolean;
   dryRun?: boolean;
+  /** seed of the visit order (default: derived from the run id) */
+  orderSeed?: number;
 }
 
 export type CellStatus = "ok" | "failed" | "skipped" | "wrong_answer";
@@ -72,9 +74,8 @@ function validateNames(kind: string, given: string[] | undefined, valid: string[
   for (const g of given ?? []) if (!valid.includes(g)) throw new UserError(`unknown ${kind} '${g}'; valid: ${valid.join(", ")}`);
 }
 
-// Expands profile × requested studies/systems/workloads into the ordered list of cells.
-// Order: one system at a time (only one database runs at once, as in seed 002); within it,
-// repetition is the outer loop so the repetitions of a cell are spread over time.
+// Expands profile × requested studies/systems/workloads into the list of cells (system by system);
+// runSuite then orders them into interleaved visits (interleave below).
 export function planRun(opts: RunOptions): Plan {
   const profile = loadProfile(opts.profile);
   validateNames("study", opts.studies, studyNames());
@@ -170,15 +171,81 @@ function tail(text: string, lines = 3): string {
   return text.trim().split("\n").slice(-lines).join(" | ").slice(0, 500);
 }
 
-interface SystemState { def: SystemDef; version: string; env: Record<string, string>; pids: number[]; config: Record<string, string>; status: string; reason: string }
+interface SystemState { def: SystemDef; version: string; env: Record<string, string>; pids: number[]; config: Record<string, string> }
+
+// A visit: one system started, the cells of one repetition of every selected study run on it, the
+// system stopped again. Visits are ordered repetition by repetition, systems shuffled anew in each
+// repetition with a seeded generator, so slow drift of the machine (other load, thermal state,
+// background jobs) spreads over all systems instead of favouring whichever ran first.
+export interface Visit { repetition: number; system: string }
+
+export interface RunOrder {
+  method: "seeded-shuffle";
+  seed: number;
+  /** what happens to a server between two visits: it is stopped, so one database runs at a time */
+  servers_between_visits: "stopped";
+  /** studies' prepare (data load) runs at a system's first visit, cleanup after its last */
+  prepare: "once per system and study per run";
+  visits: Visit[];
+}
+
+// mulberry32: a tiny, well-known 32-bit generator; only used to order visits reproducibly.
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The order seed used when none is given: derived from the run id, so a run's order is reproducible from its id. */
+export function defaultOrderSeed(runId: string): number {
+  return parseInt(createHash("sha256").update(runId).digest("hex").slice(0, 8), 16);
+}
+
+/** Visits of a run: for each repetition, the systems in a seeded random order (Fisher-Yates). */
+export function visitOrder(systems: string[], repetitions: number, seed: number): Visit[] {
+  const rand = mulberry32(seed);
+  const visits: Visit[] = [];
+  for (let rep = 1; rep <= repetitions; rep++) {
+    const order = [...systems];
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    for (const system of order) visits.push({ repetition: rep, system });
+  }
+  return visits;
+}
+
+/** Orders the plan's cells as they will run: visit by visit, within a visit study by study in profile order. */
+export function interleave(plan: Plan, seed: number): RunOrder {
+  const maxRep = Math.max(...plan.cells.map((c) => c.repetition));
+  const visits = visitOrder(plan.systems, maxRep, seed).filter((v) => plan.cells.some((c) => c.system === v.system && c.repetition === v.repetition));
+  const rank = new Map(visits.map((v, i) => [`${v.system}\u0000${v.repetition}`, i]));
+  const studyRank = new Map(Object.keys(plan.studies).map((s, i) => [s, i]));
+  const original = new Map(plan.cells.map((c, i) => [c, i]));
+  plan.cells.sort((a, b) => rank.get(`${a.system}\u0000${a.repetition}`)! - rank.get(`${b.system}\u0000${b.repetition}`)!
+    || studyRank.get(a.study)! - studyRank.get(b.study)! || original.get(a)! - original.get(b)!);
+  return { method: "seeded-shuffle", seed, servers_between_visits: "stopped", prepare: "once per system and study per run", visits };
+}
+
+// The systems / workloads / variants (incl. those workloads pin) of a study's cells, sorted, for its install and versions verbs.
+function plannedList(cells: Cell[], key: "system" | "workload" | "variant"): string {
+  return [...new Set(cells.map((c) => c[key]))].sort().join(",");
+}
 
 export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<{ runDir: string; manifest: Record<string, unknown>; exitCode: number }> {
   const plan = planRun(opts);
   const runId = opts.runId ?? newRunId(plan.profile.name);
   if (!/^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$/.test(runId)) throw new UserError(`invalid run id '${runId}'; expected YYYYMMDDTHHMMSSZ-<lowercase-slug>, e.g. ${newRunId(plan.profile.name)}`);
+  const order = interleave(plan, opts.orderSeed ?? defaultOrderSeed(runId));
   if (opts.dryRun) {
     for (const c of plan.cells) log(c.id);
-    log(`${plan.cells.length} cells (dry run: nothing started, nothing written)`);
+    log(`${plan.cells.length} cells (dry run: nothing started, nothing written) in ${order.visits.length} visits, order seed ${order.seed}`);
     return { runDir: "", manifest: {}, exitCode: 0 };
   }
 
@@ -213,12 +280,15 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
     machine,
     tools: toolVersions(),
     systems: {} as Record<string, unknown>,
+    study_installs: {} as Record<string, unknown>,
+    order,
     config: plan.config,
     config_hash: "",
     cells: plan.cells,
     summary: { ok: 0, failed: 0, skipped: 0, wrong_answer: 0 },
   };
-  const systemsOut = manifest.systems as Record<string, { version: string | null; config: Record<string, string>; status: string; reason: string }>;
+  const systemsOut = manifest.systems as Record<string, { version: string | null; config: Record<string, string>; status: string; reason: string; [k: string]: unknown }>;
+  const installsOut = manifest.study_installs as Record<string, { status: string; reason: string; log: string; seconds: number }>;
   const writeManifest = () => {
     const summary = { ok: 0, failed: 0, skipped: 0, wrong_answer: 0 };
     for (const c of plan.cells) summary[c.status]++;
@@ -237,14 +307,15 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  const systemLog = (system: string, verb: string) => ({
-    stdoutFile: path.join(runDir, "logs", `${system}.${verb}.out`),
-    stderrFile: path.join(runDir, "logs", `${system}.${verb}.err`),
+  const verbLog = (name: string) => ({
+    stdoutFile: path.join(runDir, "logs", `${name}.out`),
+    stderrFile: path.join(runDir, "logs", `${name}.err`),
   });
   const rel = (p: string) => path.relative(runDir, p);
+  const pending = (c: Cell) => c.reason === "not run";
 
   const markCells = (pred: (c: Cell) => boolean, status: CellStatus, reason: string, logPath: string, code: number | null) => {
-    for (const c of plan.cells) if (pred(c) && c.reason === "not run") Object.assign(c, { status, reason, log: logPath, exit_code: code });
+    for (const c of plan.cells) if (pred(c) && pending(c)) Object.assign(c, { status, reason, log: logPath, exit_code: code });
   };
 
   const emit = (cell: Cell, st: SystemState, ms: Measurement[]) => {
@@ -260,65 +331,131 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
     return out.length;
   };
 
-  for (const system of plan.systems) {
+  // 1. Installs, before anything is started: every system's install verb, then every study's (a
+  //    study's tools may build on a system's client, e.g. pgbench). A study's install gets the plan's
+  //    SYSTEMS, WORKLOADS and VARIANTS so it installs only what the selected cells need.
+  if (!opts.skipInstall) {
+    for (const system of plan.systems) {
+      if (interrupted) break;
+      const def = loadSystem(system);
+      systemsOut[system] = { version: null, config: {}, status: "pending", reason: "" };
+      progress.note(`${system}: install`);
+      const r = await runVerb(path.join(def.dir, "install"), [], { timeoutS: 1800, ...verbLog(`${system}.install`) });
+      if (r.code === EXIT_UNAVAILABLE) {
+        const why = tail(r.stdout + r.stderr, 1) || "not available on this machine";
+        markCells((c) => c.system === system, "skipped", `${system} not available here: ${why}`, `logs/${system}.install.err`, r.code);
+        Object.assign(systemsOut[system], { status: "skipped", reason: why });
+      } else if (r.code !== 0) {
+        const why = `install failed (${r.timedOut ? "timed out" : `exit ${r.code}`}): ${tail(r.stderr)}`;
+        markCells((c) => c.system === system, "failed", `${system}: ${why}`, `logs/${system}.install.err`, r.code);
+        Object.assign(systemsOut[system], { status: "failed", reason: why });
+      }
+    }
+    for (const [studyName, ps] of Object.entries(plan.studies)) {
+      if (interrupted) break;
+      const ofStudy = (c: Cell) => c.study === studyName;
+      const cells = plan.cells.filter((c) => ofStudy(c) && pending(c));
+      const script = path.join(ps.study.dir, "install");
+      if (cells.length === 0 || !existsSync(script)) continue;
+      progress.note(`${studyName}: install`);
+      const env = { ...ps.env, SAMEBOX_RUN_DIR: runDir, SYSTEMS: plannedList(cells, "system"), WORKLOADS: plannedList(cells, "workload"), VARIANTS: plannedList(cells, "variant") };
+      const logName = `study.${studyName}.install`;
+      const r = await runVerb(script, [], { env, timeoutS: 3600, ...verbLog(logName) });
+      const entry = { status: "ok", reason: "", log: `logs/${logName}.err`, seconds: Math.round(r.seconds * 10) / 10 };
+      if (r.code === EXIT_UNAVAILABLE) {
+        entry.status = "skipped";
+        entry.reason = tail(r.stdout + r.stderr, 1) || "not available on this machine";
+        markCells(ofStudy, "skipped", `${studyName} tools not available here: ${entry.reason}`, entry.log, r.code);
+      } else if (r.code !== 0) {
+        entry.status = "failed";
+        entry.reason = `install ${studyName} ${r.timedOut ? "timed out" : `exited ${r.code}`}: ${tail(r.stderr)}`;
+        markCells(ofStudy, "failed", entry.reason, entry.log, r.code);
+      }
+      installsOut[studyName] = entry;
+      writeManifest();
+    }
+  }
+
+  // Versions of the study's own tools (MCP servers, load generators built by its install), read after
+  // the installs: each study's optional `versions` verb prints tool=version lines.
+  for (const [studyName, ps] of Object.entries(plan.studies)) {
+    const script = path.join(ps.study.dir, "versions");
+    if (!existsSync(script)) continue;
+    const cells = plan.cells.filter((c) => c.study === studyName);
+    const r = await runVerb(script, [], { env: { ...ps.env, SYSTEMS: plannedList(cells, "system"), WORKLOADS: plannedList(cells, "workload"), VARIANTS: plannedList(cells, "variant") }, timeoutS: 120, ...verbLog(`study.${studyName}.versions`) });
+    const tools = manifest.tools as Record<string, string | null>;
+    for (const [k, v] of Object.entries(parseKeyValues(r.stdout))) tools[k] = v || null;
+  }
+  writeManifest();
+
+  // 2. Visits in the interleaved order. prepare runs at a (system, study)'s first visit, cleanup after
+  //    the visit of its last repetition; the server is stopped after every visit.
+  const prepared = new Set<string>();
+  const cleaned = new Set<string>();
+  const lastRep = new Map<string, number>();
+  for (const c of plan.cells) lastRep.set(`${c.system}\u0000${c.study}`, Math.max(lastRep.get(`${c.system}\u0000${c.study}`) ?? 0, c.repetition));
+
+  for (const visit of order.visits) {
     if (interrupted) break;
+    const system = visit.system;
+    const inVisit = (c: Cell) => c.system === system && c.repetition === visit.repetition;
+    if (!plan.cells.some((c) => inVisit(c) && pending(c))) continue;
     const def = loadSystem(system);
     const verb = (v: string) => path.join(def.dir, v);
-    const st: SystemState = { def, version: "", env: {}, pids: [], config: {}, status: "ok", reason: "" };
-    systemsOut[system] = { version: null, config: {}, status: "pending", reason: "" };
-    const ofSystem = (c: Cell) => c.system === system;
+    const st: SystemState = { def, version: "", env: {}, pids: [], config: {} };
+    systemsOut[system] ??= { version: null, config: {}, status: "pending", reason: "" };
+    const tag = `${system}.r${visit.repetition}`;
     let started = false;
     try {
-      if (!opts.skipInstall) {
-        progress.note(`${system}: install`);
-        const r = await runVerb(verb("install"), [], { timeoutS: 1800, ...systemLog(system, "install") });
-        if (r.code === EXIT_UNAVAILABLE) {
-          const why = tail(r.stdout + r.stderr, 1) || "not available on this machine";
-          markCells(ofSystem, "skipped", `${system} not available here: ${why}`, `logs/${system}.install.err`, r.code);
-          Object.assign(systemsOut[system], { status: "skipped", reason: why });
-          continue;
-        }
-        if (r.code !== 0) throw Object.assign(new Error(`install failed (exit ${r.code}): ${tail(r.stderr)}`), { log: `logs/${system}.install.err`, code: r.code });
-      }
-      progress.note(`${system}: start`);
-      const s = await runVerb(verb("start"), [], { timeoutS: 300, ...systemLog(system, "start") });
+      progress.note(`${system}: start (repetition ${visit.repetition})`);
+      const s = await runVerb(verb("start"), [], { timeoutS: 300, ...verbLog(`${tag}.start`) });
       started = true;
       if (s.code === EXIT_UNAVAILABLE) {
         const why = tail(s.stdout + s.stderr, 1) || "not available on this machine";
-        markCells(ofSystem, "skipped", `${system} not available here: ${why}`, `logs/${system}.start.err`, s.code);
+        markCells((c) => c.system === system, "skipped", `${system} not available here: ${why}`, `logs/${tag}.start.err`, s.code);
         Object.assign(systemsOut[system], { status: "skipped", reason: why });
         continue;
       }
-      if (s.code !== 0) throw Object.assign(new Error(`start failed (exit ${s.code}): ${tail(s.stderr)}`), { log: `logs/${system}.start.err`, code: s.code });
-      const chk = await runVerb(verb("check"), [], { timeoutS: 120, ...systemLog(system, "check") });
-      if (chk.code !== 0) throw Object.assign(new Error(`check failed (exit ${chk.code}): ${tail(chk.stderr)}`), { log: `logs/${system}.check.err`, code: chk.code });
+      if (s.code !== 0) throw Object.assign(new Error(`start failed (exit ${s.code}): ${tail(s.stderr)}`), { log: `logs/${tag}.start.err`, code: s.code });
+      const chk = await runVerb(verb("check"), [], { timeoutS: 120, ...verbLog(`${tag}.check`) });
+      if (chk.code !== 0) throw Object.assign(new Error(`check failed (exit ${chk.code}): ${tail(chk.stderr)}`), { log: `logs/${tag}.check.err`, code: chk.code });
       st.version = (await runVerb(verb("version"), [], { timeoutS: 60 })).stdout.trim().split("\n")[0] ?? "";
       st.env = parseKeyValues((await runVerb(verb("env"), [], { timeoutS: 60 })).stdout);
       st.config = parseKeyValues((await runVerb(verb("config"), [], { timeoutS: 60 })).stdout);
-      st.pids = (await runVerb(verb("pids"), [], { timeoutS: 60 })).stdout.split(/\s+/).filter((x) => /^\d+$/.test(x)).map(Number);
-      Object.assign(systemsOut[system], { version: st.version || null, config: st.config, status: "ok", memory_after_start_mib: st.pids.length ? Math.round(treeMemoryMiB(st.pids)) : null });
+      const readPids = async () => (await runVerb(verb("pids"), [], { timeoutS: 60 })).stdout.split(/\s+/).filter((x) => /^\d+$/.test(x)).map(Number);
+      st.pids = await readPids();
+      if (systemsOut[system].status !== "ok") {
+        Object.assign(systemsOut[system], { version: st.version || null, config: st.config, status: "ok", memory_after_start_mib: st.pids.length ? Math.round(treeMemoryMiB(st.pids)) : null });
+      }
       writeManifest();
 
       for (const [studyName, ps] of Object.entries(plan.studies)) {
         if (interrupted) break;
-        const ofStudy = (c: Cell) => ofSystem(c) && c.study === studyName;
-        if (!plan.cells.some(ofStudy)) continue;
+        const key = `${system}\u0000${studyName}`;
+        const ofStudy = (c: Cell) => c.system === system && c.study === studyName;
+        const visitCells = plan.cells.filter((c) => ofStudy(c) && c.repetition === visit.repetition && pending(c));
+        if (visitCells.length === 0 && !(prepared.has(key) && !cleaned.has(key) && visit.repetition >= lastRep.get(key)!)) continue;
         const studyVerb = (v: string) => path.join(ps.study.dir, v);
         const baseEnv = { ...ps.env, ...st.env, SAMEBOX_RUN_DIR: runDir, SYSTEM: system, SYSTEM_DIR: def.dir };
-        progress.note(`${system}: prepare ${studyName}`);
-        const prep = await runVerb(studyVerb("prepare"), [system], { env: baseEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...systemLog(system, `${studyName}.prepare`) });
-        if (prep.code !== 0) {
-          const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
-          markCells(ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}.prepare.err`, prep.code);
-          continue;
+        if (visitCells.length && !prepared.has(key)) {
+          progress.note(`${system}: prepare ${studyName}`);
+          const prep = await runVerb(studyVerb("prepare"), [system], { env: baseEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(`${system}.${studyName}.prepare`) });
+          if (prep.code !== 0) {
+            const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
+            markCells(ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}.prepare.err`, prep.code);
+            continue;
+          }
+          prepared.add(key);
         }
-        for (const cell of plan.cells.filter(ofStudy)) {
+        for (const cell of visitCells) {
           if (interrupted) break;
           const workload = ps.workloads.find((w) => w.name === cell.workload)!;
           const cellDir = path.join(runDir, "cells", cell.id);
           mkdirSync(cellDir);
           cell.started_at = new Date().toISOString();
           cell.log = rel(path.join(cellDir, "stderr.txt"));
+          // A cell may restart the server (cold variants): read its pids afresh for every cell.
+          if (st.pids.length) st.pids = await readPids();
           // Server memory/CPU only where the workload exercises the system's server.
           const sampleServer = st.pids.length > 0 && workload.uses_server !== false;
           const idleMiB = sampleServer ? treeMemoryMiB(st.pids) : null;
@@ -359,19 +496,22 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
           progress.cellDone(cell.id, cell.status, r.seconds);
           writeManifest();
         }
-        await runVerb(studyVerb("cleanup"), [system], { env: baseEnv, timeoutS: 600, ...systemLog(system, `${studyName}.cleanup`) });
+        if (!interrupted && prepared.has(key) && !cleaned.has(key) && visit.repetition >= lastRep.get(key)!) {
+          await runVerb(studyVerb("cleanup"), [system], { env: baseEnv, timeoutS: 600, ...verbLog(`${system}.${studyName}.cleanup`) });
+          cleaned.add(key);
+        }
       }
     } catch (e) {
       const err = e as Error & { log?: string; code?: number | null };
-      markCells(ofSystem, "failed", `${system}: ${err.message}`, err.log ?? "", err.code ?? null);
+      // A server that does not start once is not retried at its later visits: its remaining cells fail with this reason.
+      markCells((c) => c.system === system, "failed", `${system}: ${err.message}`, err.log ?? "", err.code ?? null);
       Object.assign(systemsOut[system], { status: "failed", reason: err.message });
     } finally {
       if (started) {
         progress.note(`${system}: stop`);
-        const stop = await runVerb(verb("stop"), [], { timeoutS: 180, ...systemLog(system, "stop") });
+        const stop = await runVerb(verb("stop"), [], { timeoutS: 180, ...verbLog(`${tag}.stop`) });
         if (stop.code !== 0 && stop.code !== EXIT_UNAVAILABLE) log(`samebox: warning: ${system} stop exited ${stop.code}: ${tail(stop.stderr)}`);
       }
-      for (const c of plan.cells) if (c.system === system && c.reason === "not run" && interrupted) c.reason = "run interrupted before this cell";
       writeManifest();
     }
   }
@@ -379,7 +519,8 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
 
-  for (const c of plan.cells) if (c.reason === "not run") c.reason = interrupted ? "run interrupted before this cell" : "not run";
+  for (const c of plan.cells) if (pending(c)) c.reason = interrupted ? "run interrupted before this cell" : "not run";
+  for (const v of Object.values(systemsOut)) if (v.status === "pending") v.status = interrupted ? "interrupted" : "not run";
   writeFileSync(path.join(runDir, "records.csv"), toCsv(records));
   const endedAt = new Date();
   (manifest.load_average as { end: number[] | null }).end = os.loadavg().map((x) => Math.round(x * 100) / 100);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { cli, fixtures, tempDir } from "./helpers.ts";
+import { visitOrder } from "../runner/run.ts";
 
 // The runner's mechanics with a scripted system (a `sleep` process as the server) and a toy study whose
 // workloads succeed, fail, print garbage, give a wrong answer or hang. Real engines are covered by
@@ -72,12 +73,13 @@ test("every cell outcome is recorded and the run goes on", { timeout: 120_000 },
 test("bad input gets one clear line naming the valid values", () => {
   const { env } = toyEnv();
   const cases: Array<[string[], RegExp]> = [
-    [["run", "--profile", "nope"], /unknown profile 'nope'; valid: broken, toy/],
+    [["run", "--profile", "nope"], /unknown profile 'nope'; valid: broken, interleave, toy/],
     [["run", "--profile", "toy", "--studies", "nope"], /unknown study 'nope'; valid: toy/],
-    [["run", "--profile", "toy", "--systems", "oracle"], /unknown system 'oracle'; valid: absentdb, fakedb/],
+    [["run", "--profile", "toy", "--systems", "oracle"], /unknown system 'oracle'; valid: absentdb, fakedb, fakedb2/],
     [["run", "--profile", "toy", "--workloads", "tpcc"], /unknown workload 'tpcc'; valid: .*good/],
     [["run", "--profile", "toy", "--repetitions", "0"], /expected a whole number from 1 to 50/],
     [["run", "--profile", "toy", "--run-id", "../x"], /invalid run id/],
+    [["run", "--profile", "toy", "--order-seed", "-1"], /expected a whole number from 0 to 4294967295/],
     [["run", "--profile", "broken"], /profile .*broken\.json is invalid: \/repetitions must be >= 1/],
     [["parse", "nosuchtool", "x"], /unknown tool 'nosuchtool'; valid: .*sysbench/],
     [["bogus"], /unknown command 'bogus'/],
@@ -97,4 +99,71 @@ test("dry run lists cells in order and writes nothing", () => {
   assert.match(r.stderr, /toy\.good\.fakedb\.c2\.warm\.r1\ntoy\.wrong\.fakedb\.c2\.warm\.r1\ntoy\.good\.fakedb\.c2\.warm\.r2/);
   assert.match(r.stderr, /4 cells \(dry run/);
   assert.ok(!existsSync(path.join(data, "runs")));
+});
+
+test("visit order: every repetition visits every system once, shuffled by a seed that reproduces it", () => {
+  const systems = ["a", "b", "c", "d"];
+  const v = visitOrder(systems, 3, 42);
+  assert.equal(v.length, 12);
+  for (const rep of [1, 2, 3]) assert.deepEqual(v.filter((x) => x.repetition === rep).map((x) => x.system).sort(), systems);
+  assert.deepEqual(v.map((x) => x.repetition), [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3], "repetition by repetition");
+  assert.deepEqual(visitOrder(systems, 3, 42), v, "same seed, same order");
+  const firsts = new Set(Array.from({ length: 40 }, (_, seed) => visitOrder(systems, 1, seed)[0].system));
+  assert.equal(firsts.size, 4, "over 40 seeds every system comes first at least once (it is a shuffle, not a fixed order)");
+});
+
+function events(state: string): string[] {
+  return readFileSync(path.join(state, "events"), "utf8").trim().split("\n");
+}
+
+test("interleaved run: study install once before any start, prepare once per system, cleanup after its last visit, server stopped between visits", { timeout: 120_000 }, () => {
+  const { data, env } = toyEnv();
+  const r = cli(["run", "--profile", "interleave", "--run-id", "20260101T000000Z-interleave", "--order-seed", "7"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const m = JSON.parse(readFileSync(path.join(data, "runs", "20260101T000000Z-interleave", "manifest.json"), "utf8"));
+  assert.equal(m.order.method, "seeded-shuffle");
+  assert.equal(m.order.seed, 7);
+  assert.equal(m.order.servers_between_visits, "stopped");
+  assert.deepEqual(m.order.visits, visitOrder(["fakedb", "fakedb2"], 3, 7));
+  // cells are listed (and ran) in visit order
+  assert.deepEqual(m.cells.map((c: { system: string; repetition: number }) => `${c.system} r${c.repetition}`), m.order.visits.map((v: { system: string; repetition: number }) => `${v.system} r${v.repetition}`));
+  const started = m.cells.map((c: { started_at: string }) => c.started_at);
+  assert.deepEqual([...started].sort(), started, "started_at increases along the list");
+  assert.equal(m.summary.ok, 6);
+  assert.equal(m.tools.toytool, "9.9.9", "the study's versions verb is recorded");
+  assert.equal(m.study_installs.toy.status, "ok");
+  assert.equal(m.systems.fakedb2.version, "2.0.0");
+
+  const ev = events(env.SAMEBOX_STATE);
+  assert.equal(ev[0], "install SYSTEMS=fakedb,fakedb2 WORKLOADS=good VARIANTS=warm TOY=1", "install first, with the plan's lists and the profile env");
+  assert.equal(ev.filter((e) => e.startsWith("install")).length, 1);
+  for (const s of ["fakedb", "fakedb2"]) {
+    assert.equal(ev.filter((e) => e === `prepare ${s}`).length, 1, `prepare ${s} once`);
+    assert.equal(ev.filter((e) => e === `cleanup ${s}`).length, 1, `cleanup ${s} once`);
+    assert.equal(ev.filter((e) => e === `start ${s}`).length, 3, `${s} started at each of its 3 visits`);
+    assert.equal(ev.filter((e) => e === `stop ${s}`).length, 3, `${s} stopped after each visit`);
+    const lastStart = ev.lastIndexOf(`start ${s}`);
+    assert.ok(ev.indexOf(`cleanup ${s}`) > lastStart, `cleanup ${s} after its last visit started`);
+  }
+  // one server at a time: every start is followed by its own stop before the next start
+  const ss = ev.filter((e) => e.startsWith("start ") || e.startsWith("stop "));
+  for (let i = 0; i < ss.length; i += 2) assert.equal(ss[i + 1], ss[i].replace("start", "stop"), `visit ${i / 2 + 1} stops its server before the next starts`);
+});
+
+test("a study install that is unavailable skips its cells with the reason; one that fails marks them failed with the log", { timeout: 120_000 }, () => {
+  for (const [code, status, re] of [["3", "skipped", /toy tools not available here: toy tools need the cloud box/], ["5", "failed", /install toy exited 5: toy build broke/]] as const) {
+    const { data, env } = toyEnv();
+    const id = `20260101T000000Z-install-${code}`;
+    const r = cli(["run", "--profile", "interleave", "--run-id", id], { ...env, TOY_INSTALL_EXIT: code });
+    assert.equal(r.code, code === "3" ? 0 : 1, r.stderr);
+    const m = JSON.parse(readFileSync(path.join(data, "runs", id, "manifest.json"), "utf8"));
+    for (const c of m.cells) {
+      assert.equal(c.status, status);
+      assert.match(c.reason, re);
+      assert.equal(c.log, "logs/study.toy.install.err");
+    }
+    assert.ok(existsSync(path.join(data, "runs", id, "logs", "study.toy.install.err")));
+    assert.equal(m.study_installs.toy.status, status);
+    assert.ok(!events(env.SAMEBOX_STATE).some((e) => e.startsWith("prepare")), "nothing prepared for cells that cannot run");
+  }
 });
