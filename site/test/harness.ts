@@ -27,10 +27,10 @@ export interface Preview {
   stop(): Promise<void>;
 }
 
-/** Starts `astro preview` for the build in SAMEBOX_OUT_DIR (default site/dist); bounded 60 s wait. */
+/** Starts `astro preview` for the build in SAMEBOX_OUT_DIR (default site/dist); bounded 60 s wait. --ignore-lock: Astro 7 allows one preview per project root through a lock file, and several suites (and engineers) preview builds of this repo at once. */
 export async function startPreview(): Promise<Preview> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, "node_modules/astro/bin/astro.mjs"), "preview", "--host", "127.0.0.1", "--port", String(port)], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, "node_modules/astro/bin/astro.mjs"), "preview", "--ignore-lock", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: repoRoot,
     env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
     stdio: ["ignore", "pipe", "pipe"],
