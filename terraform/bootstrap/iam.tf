@@ -58,6 +58,19 @@ data "aws_iam_policy_document" "box" {
     actions   = ["s3:PutObject", "s3:AbortMultipartUpload"]
     resources = ["${aws_s3_bucket.results.arn}/boxes/$${aws:userid}/*"]
   }
+
+  # `aws s3 sync` (the box's upload every few minutes) lists what it already
+  # uploaded, so it sends only new and changed files: its own prefix only.
+  statement {
+    sid       = "ListOwnPrefix"
+    actions   = ["s3:ListBucket"]
+    resources = [aws_s3_bucket.results.arn]
+    condition {
+      test     = "StringLike"
+      variable = "s3:prefix"
+      values   = ["boxes/$${aws:userid}/*"]
+    }
+  }
 }
 
 resource "aws_iam_role_policy" "box" {
@@ -172,12 +185,9 @@ data "aws_iam_policy_document" "bench" {
   }
 
   statement {
-    sid     = "LaunchWithOurSecurityGroups"
-    actions = ["ec2:RunInstances"]
-    resources = [
-      aws_security_group.box.arn,
-      aws_security_group.split.arn,
-    ]
+    sid       = "LaunchWithOurSecurityGroups"
+    actions   = ["ec2:RunInstances"]
+    resources = [aws_security_group.box.arn]
   }
 
   statement {

@@ -48,6 +48,17 @@ variable "vpc_id" {
   default     = ""
 }
 
+variable "subnet_id" {
+  type        = string
+  description = "Subnet the boxes launch into (output as SAMEBOX_SUBNET_ID). Empty: EC2 picks a default subnet of the default VPC. Required with vpc_id; it needs a route to the internet and c6a capacity in its zone."
+  default     = ""
+
+  validation {
+    condition     = var.subnet_id == "" || can(regex("^subnet-[0-9a-f]{8,17}$", var.subnet_id))
+    error_message = "subnet_id must be empty or a subnet id like subnet-0123456789abcdef0."
+  }
+}
+
 variable "results_retention_days" {
   type        = number
   description = "Days an uploaded run stays in the results bucket before it expires (the pull request has copied it into the repo by then)."

@@ -3,30 +3,34 @@ locals {
     Project              = var.project
     "samebox:run-id"     = var.run_id
     "samebox:expires-at" = var.expires_at
-    "samebox:topology"   = var.topology
+    "samebox:studies"    = join("+", var.studies)
   }
   ami_id = var.ami_id != "" ? var.ami_id : data.aws_ami.ubuntu[0].id
-  split  = var.topology == "split"
-
-  box_script = file("${path.module}/../box/run-on-box.sh")
 
   # Everything the box script needs; rendered into cloud-init user data.
   box_env = {
-    SAMEBOX_RUN_ID               = var.run_id
-    SAMEBOX_PROFILE              = var.profile
-    SAMEBOX_STUDIES              = join(",", var.studies)
-    SAMEBOX_SYSTEMS              = join(",", var.systems)
-    SAMEBOX_REPO_URL             = var.repository_url
-    SAMEBOX_COMMIT               = var.commit
-    SAMEBOX_MAX_MINUTES          = tostring(var.max_minutes)
-    SAMEBOX_RESULTS_BUCKET       = var.results_bucket
-    SAMEBOX_TOPOLOGY             = var.topology
-    SAMEBOX_CLOUD_PROVIDER       = "aws"
-    SAMEBOX_CLOUD_REGION         = var.region
-    SAMEBOX_CLOUD_INSTANCE_TYPE  = var.instance_type
-    SAMEBOX_CLOUD_AMI_ID         = local.ami_id
-    SAMEBOX_CLOUD_INSTANCE_COUNT = local.split ? "2" : "1"
+    SAMEBOX_RUN_ID                  = var.run_id
+    SAMEBOX_PROFILE                 = var.profile
+    SAMEBOX_STUDIES                 = join(",", var.studies)
+    SAMEBOX_SYSTEMS                 = join(",", var.systems)
+    SAMEBOX_REPO_URL                = var.repository_url
+    SAMEBOX_COMMIT                  = var.commit
+    SAMEBOX_MAX_MINUTES             = tostring(var.max_minutes)
+    SAMEBOX_UPLOAD_INTERVAL_SECONDS = tostring(var.upload_interval_seconds)
+    SAMEBOX_RESULTS_BUCKET          = var.results_bucket
+    SAMEBOX_CLOUD_PROVIDER          = "aws"
+    SAMEBOX_CLOUD_REGION            = var.region
+    SAMEBOX_CLOUD_INSTANCE_TYPE     = var.instance_type
+    SAMEBOX_CLOUD_AMI_ID            = local.ami_id
+    SAMEBOX_CLOUD_INSTANCE_COUNT    = "1"
   }
+
+  # Rendered once: the instance gets it gzip+base64, and terraform/run/tests
+  # assert on the plain text (timer first, entry script run as its own unit).
+  user_data = templatefile("${path.module}/../box/user-data.sh.tftpl", {
+    box_env    = local.box_env
+    box_script = file("${path.module}/../box/run-on-box.sh")
+  })
 }
 
 # Newest Canonical Ubuntu 24.04 LTS (noble) amd64 image on gp3; the id used is
@@ -52,23 +56,15 @@ data "aws_ami" "ubuntu" {
   }
 }
 
-# Split topology: both boxes in one cluster placement group, so client and
-# database sit on the same low-latency network segment (seed 004: the network
-# between them moved the results).
-resource "aws_placement_group" "run" {
-  count    = local.split ? 1 : 0
-  name     = "${var.project}-${var.run_id}"
-  strategy = "cluster"
-}
-
+# One box per run. The bench workflow fans out: one run (one box, one state
+# file) per study, so every study gets its own time limit from the estimate.
 resource "aws_instance" "box" {
   #checkov:skip=CKV_AWS_88:The box needs outbound internet (apt, git, registries) and the default VPC has no NAT; its security group has no inbound rule, so the public address accepts nothing.
   ami                                  = local.ami_id
   instance_type                        = var.instance_type
   iam_instance_profile                 = var.box_instance_profile
   subnet_id                            = var.subnet_id != "" ? var.subnet_id : null
-  vpc_security_group_ids               = compact([var.box_security_group_id, local.split ? var.split_security_group_id : ""])
-  placement_group                      = local.split ? aws_placement_group.run[0].id : null
+  vpc_security_group_ids               = [var.box_security_group_id]
   associate_public_ip_address          = true
   instance_initiated_shutdown_behavior = "terminate"
   ebs_optimized                        = true
@@ -90,59 +86,8 @@ resource "aws_instance" "box" {
   volume_tags = local.tags
 
   # gzip keeps the embedded entry script well under EC2's 16 KiB user data limit.
-  user_data_base64 = base64gzip(templatefile("${path.module}/../box/user-data.sh.tftpl", {
-    box_env    = merge(local.box_env, { SAMEBOX_ROLE = local.split ? "server" : "single" })
-    box_script = local.box_script
-  }))
+  user_data_base64            = base64gzip(local.user_data)
   user_data_replace_on_change = true
 
-  tags = merge(local.tags, { Name = "${var.project}-${var.run_id}-${local.split ? "db" : "box"}" })
-
-  lifecycle {
-    precondition {
-      condition     = !local.split || var.split_security_group_id != ""
-      error_message = "topology = split needs split_security_group_id (bootstrap output SAMEBOX_SPLIT_SG_ID)."
-    }
-  }
-}
-
-resource "aws_instance" "client" {
-  #checkov:skip=CKV_AWS_88:The load client needs outbound internet (apt, git, registries) and the default VPC has no NAT; its security groups admit only the database box's group.
-  count                                = local.split ? 1 : 0
-  ami                                  = local.ami_id
-  instance_type                        = var.instance_type
-  iam_instance_profile                 = var.box_instance_profile
-  subnet_id                            = aws_instance.box.subnet_id
-  vpc_security_group_ids               = [var.box_security_group_id, var.split_security_group_id]
-  placement_group                      = aws_placement_group.run[0].id
-  associate_public_ip_address          = true
-  instance_initiated_shutdown_behavior = "terminate"
-  ebs_optimized                        = true
-  monitoring                           = true
-
-  metadata_options {
-    http_endpoint               = "enabled"
-    http_tokens                 = "required"
-    http_put_response_hop_limit = 1
-  }
-
-  root_block_device {
-    volume_type           = "gp3"
-    volume_size           = var.root_volume_gb
-    encrypted             = true
-    delete_on_termination = true
-  }
-
-  volume_tags = local.tags
-
-  user_data_base64 = base64gzip(templatefile("${path.module}/../box/user-data.sh.tftpl", {
-    box_env = merge(local.box_env, {
-      SAMEBOX_ROLE    = "client"
-      SAMEBOX_DB_HOST = aws_instance.box.private_ip
-    })
-    box_script = local.box_script
-  }))
-  user_data_replace_on_change = true
-
-  tags = merge(local.tags, { Name = "${var.project}-${var.run_id}-client" })
+  tags = merge(local.tags, { Name = "${var.project}-${var.run_id}" })
 }

@@ -1,29 +1,24 @@
 output "run_id" {
-  description = "The run id the box(es) were launched for."
+  description = "The run id the box was launched for."
   value       = var.run_id
 }
 
 output "ami_id" {
-  description = "AMI the box(es) booted; also recorded in the run manifest."
+  description = "AMI the box booted; also recorded in the run manifest."
   value       = local.ami_id
 }
 
 output "instance_ids" {
-  description = "Every instance of this run (database box first)."
-  value       = concat([aws_instance.box.id], aws_instance.client[*].id)
+  description = "The instance of this run (a list, so the wait and cleanup steps read one shape)."
+  value       = [aws_instance.box.id]
 }
 
 output "results_prefix" {
-  description = "Where the box that produces data/runs/<run-id>/ uploads: s3://<bucket>/boxes/<box-role-id>:<instance-id>/ (the client's in split topology)."
-  value       = "s3://${var.results_bucket}/boxes/${var.box_role_id}:${local.split ? aws_instance.client[0].id : aws_instance.box.id}/"
+  description = "Where the box uploads: s3://<bucket>/boxes/<box-role-id>:<instance-id>/ (run/ is data/runs/<run-id>/, logs/, done.json)."
+  value       = "s3://${var.results_bucket}/boxes/${var.box_role_id}:${aws_instance.box.id}/"
 }
 
-output "log_prefixes" {
-  description = "Upload prefix of every box of the run (each uploads its own logs and done marker)."
-  value       = [for id in concat([aws_instance.box.id], aws_instance.client[*].id) : "s3://${var.results_bucket}/boxes/${var.box_role_id}:${id}/"]
-}
-
-output "topology" {
-  description = "single or split, as recorded in the manifest."
-  value       = var.topology
+output "expires_at" {
+  description = "The expiry tag: after it the reaper terminates the box whatever its state."
+  value       = var.expires_at
 }

