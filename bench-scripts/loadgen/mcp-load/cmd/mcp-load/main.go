@@ -23,6 +23,7 @@ import (
 	"samebox/bench-scripts/loadgen/mcp-load/internal/argtpl"
 	"samebox/bench-scripts/loadgen/mcp-load/internal/loadgen"
 	"samebox/bench-scripts/loadgen/mcp-load/internal/mcpclient"
+	"samebox/bench-scripts/loadgen/mcp-load/internal/toolmix"
 )
 
 func main() {
@@ -40,6 +41,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		workload      = fs.String("workload", loadgen.WorkloadCall, "workload: "+strings.Join(loadgen.Workloads, ", "))
 		tool          = fs.String("tool", "", "tool name for --workload call")
 		argsJSON      = fs.String("args", "{}", "tool arguments as a JSON object (fixed for every call)")
+		mixFile       = fs.String("mix", "", "JSON mix file {\"tools\":[{name, weight, args, checks}]}: each call picks a tool by weight and checks its result (failed_check); replaces --tool/--args")
 		argsFile      = fs.String("args-file", "", "JSON file of per-call arguments: an array of objects, or {\"template\":{...},\"vars\":{...}} (overrides --args)")
 		concurrency   = fs.Int("concurrency", 1, "workers, each with its own persistent session (open loop: max calls in flight)")
 		rate          = fs.Float64("rate", 0, "open loop: arrivals per second on a constant schedule (0 = closed loop)")
@@ -107,6 +109,19 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	} else if args, err = argtpl.Fixed([]byte(*argsJSON)); err != nil {
 		return fail("--args: %v", err)
 	}
+	var mix *toolmix.Mix
+	if *mixFile != "" {
+		if *tool != "" || *argsFile != "" {
+			return fail("--mix replaces --tool, --args and --args-file: give one or the other")
+		}
+		data, rerr := os.ReadFile(*mixFile)
+		if rerr != nil {
+			return fail("--mix: %v", rerr)
+		}
+		if mix, err = toolmix.Parse(data); err != nil {
+			return fail("--mix %s: %v", *mixFile, err)
+		}
+	}
 	if *duration <= 0 || *duration > 86400 {
 		return fail("--duration %v: must be > 0 and at most 86400 seconds", *duration)
 	}
@@ -124,7 +139,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		mo = 10 * *concurrency
 	}
 	opts := loadgen.Options{
-		Endpoint: *endpoint, Protocol: *protocol, Workload: *workload, Tool: *tool, Args: args,
+		Endpoint: *endpoint, Protocol: *protocol, Workload: *workload, Tool: *tool, Args: args, Mix: mix,
 		Concurrency: *concurrency, Rate: *rate, MaxOutstanding: mo,
 		Duration: secs(*duration), Warmup: secs(*warmup), MaxCalls: *maxCalls, Timeout: *timeout,
 		Seed: *seed, LateThreshold: time.Duration(*lateMs * float64(time.Millisecond)),

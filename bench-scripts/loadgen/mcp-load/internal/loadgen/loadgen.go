@@ -24,6 +24,7 @@ import (
 
 	"samebox/bench-scripts/loadgen/mcp-load/internal/argtpl"
 	"samebox/bench-scripts/loadgen/mcp-load/internal/mcpclient"
+	"samebox/bench-scripts/loadgen/mcp-load/internal/toolmix"
 )
 
 // Workloads.
@@ -42,6 +43,7 @@ type Options struct {
 	Workload       string
 	Tool           string
 	Args           argtpl.Source
+	Mix            *toolmix.Mix // call workload: a weighted mix of tools with result checks (instead of Tool/Args)
 	Concurrency    int
 	Rate           float64 // calls/s; 0 = closed loop
 	MaxOutstanding int     // open loop: queued + in-flight bound
@@ -84,6 +86,8 @@ type Report struct {
 	Server             Server          `json:"server"`
 	SessionReinits     int64           `json:"session_reinits"`
 	OpenLoop           *OpenLoopReport `json:"open_loop,omitempty"`
+	Tools              []ToolReport    `json:"tools,omitempty"`
+	WholeRun           WholeRun        `json:"whole_run"`
 	StopReason         string          `json:"stop_reason"`
 	StartedAt          string          `json:"started_at"`
 	GoVersion          string          `json:"go_version,omitempty"`
@@ -93,6 +97,9 @@ type Report struct {
 type ErrorSummary struct {
 	Total  int64            `json:"total"`
 	ByKind map[string]int64 `json:"by_kind"`
+	// ByClass groups the kinds: http, jsonrpc, is_error, failed_check, timeout,
+	// transport, protocol (protocol, session_lost, input_required, anything else).
+	ByClass map[string]int64 `json:"by_class"`
 	// Sample is the message of the first measured error, to make a failing
 	// cell diagnosable from its output alone.
 	Sample string `json:"sample,omitempty"`
@@ -135,6 +142,46 @@ type OpenLoopReport struct {
 	ServiceTimeMs   *LatencyMs `json:"service_time_ms"`
 }
 
+// ToolReport is one tool's share of a mix run (measured window only).
+type ToolReport struct {
+	Name           string       `json:"name"`
+	Calls          int64        `json:"calls"`
+	OK             int64        `json:"ok"`
+	Errors         ErrorSummary `json:"errors"`
+	ThroughputPerS float64      `json:"throughput_per_s"`
+	LatencyMs      *LatencyMs   `json:"latency_ms"`
+}
+
+// WholeRun counts the way seed 003's k6 script did: every call completed from
+// the first one to the last, warm-up and the end included, over that wall time.
+// Reported beside the measured figures so the difference is visible.
+type WholeRun struct {
+	Calls    int64   `json:"calls"`
+	OK       int64   `json:"ok"`
+	WallS    float64 `json:"wall_s"`
+	RatePerS float64 `json:"rate_per_s"`
+}
+
+// ErrorClass maps an error kind to its class.
+func ErrorClass(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, mcpclient.KindHTTPPrefix):
+		return "http"
+	case strings.HasPrefix(kind, mcpclient.KindJSONRPCPrefix):
+		return "jsonrpc"
+	case kind == mcpclient.KindToolError:
+		return "is_error"
+	case kind == toolmix.KindFailedCheck:
+		return "failed_check"
+	case kind == mcpclient.KindTimeout:
+		return "timeout"
+	case kind == mcpclient.KindTransport:
+		return "transport"
+	default:
+		return "protocol"
+	}
+}
+
 // Latencies up to 10 minutes are tracked at 3 significant digits in ns.
 const histMaxNs = int64(10 * time.Minute)
 
@@ -153,6 +200,7 @@ func record(h *hdrhistogram.Histogram, d time.Duration) {
 
 // workerStats are merged after the run so the hot path takes no lock.
 type workerStats struct {
+	perTool    []*toolStats // mix runs: one per tool
 	latency    *hdrhistogram.Histogram
 	service    *hdrhistogram.Histogram
 	startDelay *hdrhistogram.Histogram
@@ -162,12 +210,24 @@ type workerStats struct {
 	late       int64
 }
 
-func newWorkerStats() *workerStats {
-	return &workerStats{latency: newHist(), service: newHist(), startDelay: newHist(), errs: map[string]int64{}}
+type toolStats struct {
+	latency   *hdrhistogram.Histogram
+	ok        int64
+	errs      map[string]int64
+	errSample string
 }
 
-// operation performs one measured unit of work (one call, or one discovery iteration).
-type operation func(ctx context.Context) (received time.Time, err error)
+func newWorkerStats(tools int) *workerStats {
+	st := &workerStats{latency: newHist(), service: newHist(), startDelay: newHist(), errs: map[string]int64{}}
+	for range tools {
+		st.perTool = append(st.perTool, &toolStats{latency: newHist(), errs: map[string]int64{}})
+	}
+	return st
+}
+
+// operation performs one measured unit of work (one call, or one discovery
+// iteration); tool is the mix index of the tool it called (0 without a mix).
+type operation func(ctx context.Context) (received time.Time, tool int, err error)
 
 // Validate checks options and names what is valid when something is not.
 func (o *Options) Validate() error {
@@ -177,8 +237,11 @@ func (o *Options) Validate() error {
 	if !slices.Contains(Workloads, o.Workload) {
 		return fmt.Errorf("--workload %q: unknown workload; valid: %s", o.Workload, strings.Join(Workloads, ", "))
 	}
-	if o.Workload == WorkloadCall && o.Tool == "" {
-		return fmt.Errorf("--tool is required for workload %q", WorkloadCall)
+	if o.Workload == WorkloadCall && o.Tool == "" && o.Mix == nil {
+		return fmt.Errorf("--tool is required for workload %q (or --mix FILE)", WorkloadCall)
+	}
+	if o.Mix != nil && (o.Tool != "" || o.Workload != WorkloadCall) {
+		return fmt.Errorf("--mix replaces --tool and works with --workload call only")
 	}
 	if o.Concurrency < 1 || o.Concurrency > 10000 {
 		return fmt.Errorf("--concurrency %d: must be between 1 and 10000", o.Concurrency)
@@ -237,8 +300,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools/list against %s failed: %w", o.Endpoint, err)
 	}
-	if o.Workload == WorkloadCall && !slices.Contains(tools, o.Tool) {
+	if o.Workload == WorkloadCall && o.Mix == nil && !slices.Contains(tools, o.Tool) {
 		return nil, fmt.Errorf("--tool %q: the server does not offer it; it offers: %s", o.Tool, strings.Join(tools, ", "))
+	}
+	if o.Mix != nil {
+		for _, name := range o.Mix.Names() {
+			if !slices.Contains(tools, name) {
+				return nil, fmt.Errorf("--mix tool %q: the server does not offer it; it offers: %s", name, strings.Join(tools, ", "))
+			}
+		}
 	}
 	rep := &Report{
 		Tool: "mcp-load", Version: Version, Endpoint: o.Endpoint, Protocol: o.Protocol,
@@ -246,8 +316,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		WarmupS: o.Warmup.Seconds(), Seed: o.Seed, StartedAt: startedAt.Format(time.RFC3339Nano),
 		Server: Server{Name: probe.ServerInfo.Name, Version: probe.ServerInfo.Version},
 	}
-	if o.Workload == WorkloadCall {
+	if o.Workload == WorkloadCall && o.Mix == nil {
 		rep.ToolName = o.Tool
+	} else if o.Mix != nil {
+		rep.ToolName = "mix:" + strings.Join(o.Mix.Names(), ",")
 	}
 	if rep.Server.Name == "" && mcpclient.IsStateless(o.Protocol) {
 		if r, err := probe.Discover(setupCtx); err == nil {
@@ -274,40 +346,56 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				}
 			}
 			sessions = append(sessions, s)
+			if mix := o.Mix; mix != nil {
+				ops[w] = func(ctx context.Context) (time.Time, int, error) {
+					i := mix.Pick(rng)
+					r, err := s.CallTool(ctx, mix.Tools[i].Name, mix.Tools[i].Args.Next(rng))
+					if err != nil {
+						return time.Time{}, i, err
+					}
+					// The check runs after the clock stopped (ReceivedAt): it is client work, not latency.
+					return r.ReceivedAt, i, mix.Verify(i, r.Result)
+				}
+				break
+			}
 			args := o.Args
 			tool := o.Tool
-			ops[w] = func(ctx context.Context) (time.Time, error) {
+			ops[w] = func(ctx context.Context) (time.Time, int, error) {
 				r, err := s.CallTool(ctx, tool, args.Next(rng))
 				if err != nil {
-					return time.Time{}, err
+					return time.Time{}, 0, err
 				}
-				return r.ReceivedAt, nil
+				return r.ReceivedAt, 0, nil
 			}
 		case WorkloadDiscovery:
 			closeSessions := o.CloseSessions
-			ops[w] = func(ctx context.Context) (time.Time, error) {
+			ops[w] = func(ctx context.Context) (time.Time, int, error) {
 				s := mcpclient.NewSession(cfg)
 				if mcpclient.IsStateless(o.Protocol) {
 					if _, err := s.Discover(ctx); err != nil {
-						return time.Time{}, err
+						return time.Time{}, 0, err
 					}
 				} else if err := s.Initialize(ctx); err != nil {
-					return time.Time{}, err
+					return time.Time{}, 0, err
 				}
 				if _, err := s.ListTools(ctx); err != nil {
-					return time.Time{}, err
+					return time.Time{}, 0, err
 				}
 				received := time.Now()
 				if closeSessions {
 					s.Close(ctx) // after the clock stopped: not part of the latency
 				}
-				return received, nil
+				return received, 0, nil
 			}
 		}
 	}
 	cancelSetup()
 
-	r := newRunner(o, ops)
+	mixTools := 0
+	if o.Mix != nil {
+		mixTools = len(o.Mix.Tools)
+	}
+	r := newRunner(o, ops, mixTools)
 	r.run(ctx)
 
 	for _, s := range sessions {
@@ -343,16 +431,19 @@ type runner struct {
 	dropped     atomic.Int64 // measured arrivals dropped at the outstanding bound
 	sent        atomic.Int64 // measured arrivals handed to a worker
 
-	stats         []*workerStats
+	stats []*workerStats
+	// whole run, the seed's way (all completions incl. warm-up)
+	allOK         atomic.Int64
+	lastDoneNs    atomic.Int64 // since t0
 	rusageStart   syscall.Rusage
 	rusageEnd     syscall.Rusage
 	rusageStarted atomic.Bool
 }
 
-func newRunner(o Options, ops []operation) *runner {
+func newRunner(o Options, ops []operation, tools int) *runner {
 	r := &runner{o: o, ops: ops}
 	for range ops {
-		r.stats = append(r.stats, newWorkerStats())
+		r.stats = append(r.stats, newWorkerStats(tools))
 	}
 	return r
 }
@@ -415,7 +506,7 @@ func (r *runner) run(parent context.Context) {
 		r.closedLoop(ctx)
 	}
 	close(progressDone)
-	progressWG.Wait() // no progress line may follow the report
+	progressWG.Wait()  // no progress line may follow the report
 	r.stop("duration") // no-op unless workers all ended early
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageEnd)
 	if !r.rusageStarted.Load() { // stopped during warm-up
@@ -436,12 +527,12 @@ func (r *runner) closedLoop(ctx context.Context) {
 					return
 				}
 				start := time.Now()
-				received, err := op(ctx)
+				received, tool, err := op(ctx)
 				end := received
 				if end.IsZero() {
 					end = time.Now()
 				}
-				r.account(st, start, start, end, err)
+				r.account(st, tool, start, start, end, err)
 			}
 		}(w)
 	}
@@ -466,13 +557,13 @@ func (r *runner) openLoop(ctx context.Context) {
 						st.late++
 					}
 				}
-				received, err := op(ctx)
+				received, tool, err := op(ctx)
 				end := received
 				if end.IsZero() {
 					end = time.Now()
 				}
 				r.outstanding.Add(-1)
-				r.account(st, intended, start, end, err)
+				r.account(st, tool, intended, start, end, err)
 			}
 		}(w)
 	}
@@ -522,28 +613,51 @@ func (r *runner) openLoop(ctx context.Context) {
 
 // account records one finished call. latencyFrom is the intended start
 // (open loop) or actual start (closed loop).
-func (r *runner) account(st *workerStats, latencyFrom, start, end time.Time, err error) {
+func (r *runner) account(st *workerStats, tool int, latencyFrom, start, end time.Time, err error) {
 	r.completed.Add(1)
 	if err != nil {
 		r.failed.Add(1)
+	} else {
+		r.allOK.Add(1)
+	}
+	for done := int64(end.Sub(r.t0)); ; {
+		last := r.lastDoneNs.Load()
+		if done <= last || r.lastDoneNs.CompareAndSwap(last, done) {
+			break
+		}
 	}
 	if !r.measured(latencyFrom) {
 		return
+	}
+	var ts *toolStats
+	if tool < len(st.perTool) {
+		ts = st.perTool[tool]
 	}
 	if err != nil {
 		// Calls cut short by Ctrl-C are not server errors.
 		if r.interrupted.Load() {
 			return
 		}
-		st.errs[mcpclient.KindOf(err)]++
+		kind := mcpclient.KindOf(err)
+		st.errs[kind]++
 		if st.errSample == "" {
 			st.errSample = err.Error()
+		}
+		if ts != nil {
+			ts.errs[kind]++
+			if ts.errSample == "" {
+				ts.errSample = err.Error()
+			}
 		}
 		return
 	}
 	st.ok++
 	record(st.latency, end.Sub(latencyFrom))
 	record(st.service, end.Sub(start))
+	if ts != nil {
+		ts.ok++
+		record(ts.latency, end.Sub(latencyFrom))
+	}
 }
 
 func (r *runner) progress(done chan struct{}) {
@@ -588,6 +702,7 @@ func (r *runner) fill(rep *Report) {
 		late += st.late
 	}
 	rep.Calls = rep.OK + rep.Errors.Total
+	rep.Errors.ByClass = classes(rep.Errors.ByKind)
 	end := r.stopAt
 	if end.After(r.deadline) {
 		end = r.deadline
@@ -602,6 +717,36 @@ func (r *runner) fill(rep *Report) {
 	}
 	rep.LatencyMs = latencyMs(lat)
 	rep.StopReason = r.stopReason
+	if n := len(r.stats[0].perTool); n > 0 {
+		for i := range n {
+			tr := ToolReport{Name: r.o.Mix.Tools[i].Name, Errors: ErrorSummary{ByKind: map[string]int64{}}}
+			h := newHist()
+			for _, st := range r.stats {
+				ts := st.perTool[i]
+				h.Merge(ts.latency)
+				tr.OK += ts.ok
+				for k, v := range ts.errs {
+					tr.Errors.ByKind[k] += v
+					tr.Errors.Total += v
+				}
+				if tr.Errors.Sample == "" {
+					tr.Errors.Sample = ts.errSample
+				}
+			}
+			tr.Errors.ByClass = classes(tr.Errors.ByKind)
+			tr.Calls = tr.OK + tr.Errors.Total
+			if window > 0 {
+				tr.ThroughputPerS = round(float64(tr.OK)/window, 2)
+			}
+			tr.LatencyMs = latencyMs(h)
+			rep.Tools = append(rep.Tools, tr)
+		}
+	}
+	wall := time.Duration(r.lastDoneNs.Load()).Seconds()
+	rep.WholeRun = WholeRun{Calls: r.completed.Load(), OK: r.allOK.Load(), WallS: round(wall, 3)}
+	if wall > 0 {
+		rep.WholeRun.RatePerS = round(float64(rep.WholeRun.Calls)/wall, 2)
+	}
 	if r.o.Rate > 0 {
 		rate := r.o.Rate
 		rep.Rate = &rate
@@ -620,6 +765,14 @@ func (r *runner) fill(rep *Report) {
 	if rep.Calls > 0 {
 		rep.CPU.PerCallUs = round((user+sys)/float64(rep.Calls)*1e6, 2)
 	}
+}
+
+func classes(byKind map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range byKind {
+		out[ErrorClass(k)] += v
+	}
+	return out
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
@@ -642,7 +795,7 @@ func round(v float64, digits int) float64 {
 }
 
 // Version of mcp-load, reported in every document.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // MarshalReport renders the report as indented JSON.
 func MarshalReport(r *Report) ([]byte, error) { return json.MarshalIndent(r, "", "  ") }

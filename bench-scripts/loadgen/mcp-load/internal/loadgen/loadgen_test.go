@@ -14,6 +14,7 @@ import (
 
 	"samebox/bench-scripts/loadgen/mcp-load/internal/argtpl"
 	"samebox/bench-scripts/loadgen/mcp-load/internal/mcpclient"
+	"samebox/bench-scripts/loadgen/mcp-load/internal/toolmix"
 	"samebox/bench-scripts/loadgen/mcp-load/internal/trivial"
 )
 
@@ -271,5 +272,49 @@ func TestSetupFailuresAreClear(t *testing.T) {
 	o.Protocol = "2024-11-05"
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "valid: 2025-03-26, 2025-06-18, 2026-07-28") {
 		t.Errorf("bad protocol error %v", err)
+	}
+}
+
+// A mix of three tools against the real SDK server: echo passes its check, echo with a
+// failing check is failed_check, fail is tool_is_error; per-tool figures add up to the totals,
+// and the whole-run count (the seed's way, warm-up included) is larger than the measured one.
+func TestMixPerToolChecksAndClasses(t *testing.T) {
+	h := &countingHandler{next: trivial.Handler(trivial.Options{})}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	mix, err := toolmix.Parse([]byte(`{"tools": [
+		{"name": "echo", "weight": 2, "args": {"text": "{\"total_found\": 2251, \"items\": [1, 2]}"},
+		 "checks": [{"path": "total_found", "eq": 2251}, {"path": "items", "len": 2}]},
+		{"name": "noop", "weight": 1, "checks": [{"path": "status", "eq": "confirmed"}]},
+		{"name": "fail", "weight": 1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := baseOptions(srv.URL)
+	o.Tool, o.Mix = "", mix
+	o.Warmup = 200 * time.Millisecond
+	rep := runOK(t, o)
+	if len(rep.Tools) != 3 || rep.ToolName != "mix:echo,noop,fail" {
+		t.Fatalf("tools %+v name %q", rep.Tools, rep.ToolName)
+	}
+	echo, noop, fail := rep.Tools[0], rep.Tools[1], rep.Tools[2]
+	if echo.OK == 0 || echo.Errors.Total != 0 || echo.LatencyMs == nil {
+		t.Errorf("echo %+v", echo)
+	}
+	if noop.OK != 0 || noop.Errors.ByKind[toolmix.KindFailedCheck] != noop.Calls || noop.Calls == 0 || noop.LatencyMs != nil {
+		t.Errorf("noop %+v: want every call failed_check", noop)
+	}
+	if fail.OK != 0 || fail.Errors.ByClass["is_error"] != fail.Calls || fail.Calls == 0 {
+		t.Errorf("fail %+v: want every call is_error", fail)
+	}
+	if echo.Calls+noop.Calls+fail.Calls != rep.Calls || rep.Errors.ByClass["failed_check"]+rep.Errors.ByClass["is_error"] != rep.Errors.Total {
+		t.Errorf("per-tool calls do not add up: %+v", rep)
+	}
+	// weights 2:1:1
+	if r := float64(echo.Calls) / float64(rep.Calls); r < 0.4 || r > 0.6 {
+		t.Errorf("echo share %.2f, want ~0.5", r)
+	}
+	if rep.WholeRun.Calls <= rep.Calls || rep.WholeRun.WallS < 0.55 || rep.WholeRun.RatePerS <= 0 {
+		t.Errorf("whole run %+v vs measured %d calls", rep.WholeRun, rep.Calls)
 	}
 }
