@@ -3,6 +3,7 @@ import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { loadProfile, loadStudy, profileNames, studyNames, systemNames } from "./lib/catalog.ts";
 import { ParseError, UserError } from "./lib/errors.ts";
+import { estimate, estimateMarkdown, MAX_LIMIT_MIN, parseInstanceType } from "./lib/estimate.ts";
 import { fromCsv, fromJsonl } from "./lib/records.ts";
 import { describeErrors, validateManifest } from "./lib/schema.ts";
 import { parserFor } from "./parsers/index.ts";
@@ -55,6 +56,39 @@ program
     for (const c of failed.slice(0, 20)) process.stderr.write(`  ${c.status}: ${c.id}: ${c.reason} (log: ${path.join(runDir, c.log)})\n`);
     process.stdout.write(`run ${manifest.run_id}: ${s.ok} ok, ${s.failed} failed, ${s.wrong_answer} wrong answer, ${s.skipped} skipped in ${manifest.duration_s}s -> ${runDir}\n`);
     process.exitCode = exitCode;
+  });
+
+program
+  .command("estimate")
+  .description("cells, expected wall time and cost per study (one cloud box each) before a run, from measured cell durations")
+  .requiredOption("-p, --profile <name>", `suite profile (${profileNames().join(", ")}) or a path to a profile .json`)
+  .option("-s, --studies <list>", "comma-separated studies (default: all in the profile)", list)
+  .option("-S, --systems <list>", "comma-separated systems (default: all in the profile)", list)
+  .option("--instance-type <type>", "EC2 instance type to price", parseInstanceType, "c6a.4xlarge")
+  .option("--region <region>", "AWS region to price", "us-east-1")
+  .option("--budget-usd <usd>", "refuse (exit 1) when the most the boxes can cost exceeds this", (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a positive number of dollars");
+    return n;
+  })
+  .option("--json", "print the estimate as JSON instead of a Markdown table")
+  .action((o) => {
+    const e = estimate({ profile: o.profile, studies: o.studies, systems: o.systems, instanceType: o.instanceType, region: o.region });
+    process.stdout.write(o.json ? JSON.stringify(e, null, 2) + "\n" : estimateMarkdown(e));
+    const tooLong = e.studies.filter((s) => !s.fits);
+    if (tooLong.length) {
+      process.stderr.write(`samebox: refused: ${tooLong.map((s) => `${s.study} needs ${s.limit_minutes} min`).join(", ")}; one box may run at most ${MAX_LIMIT_MIN} min (select fewer systems for that study, or a smaller profile)\n`);
+      process.exitCode = 1;
+    }
+    if (o.budgetUsd !== undefined) {
+      if (e.total.usd_limit === null) {
+        process.stderr.write(`samebox: refused: cannot check the budget: ${e.price_reason}\n`);
+        process.exitCode = 1;
+      } else if (e.total.usd_limit > o.budgetUsd) {
+        process.stderr.write(`samebox: refused: the boxes may cost up to $${e.total.usd_limit.toFixed(2)} (expected $${e.total.usd_expected?.toFixed(2)}), over the budget of $${o.budgetUsd.toFixed(2)}\n`);
+        process.exitCode = 1;
+      }
+    }
   });
 
 program

@@ -1,0 +1,305 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { csvParse } from "d3-dsv";
+import { planRun } from "../runner/run.ts";
+import type { Cell, Plan } from "../runner/run.ts";
+import { dataDir, runsDir } from "./paths.ts";
+import { UserError } from "./errors.ts";
+
+// What a cloud run will cost before it is launched: cells, expected wall time per study and dollars,
+// from the durations of cells that were actually measured (data/runs/*/manifest.json, cells[].duration_s)
+// scaled by the profile's parameters. One study runs on one box, so each study gets its own time limit.
+//
+// How a cell's time is projected from its reference (the newest measured cell that matches best):
+// - time-bound tools (sysbench, pgbench, mcp-load, k6, pgwire-tp, anything whose profile sets DURATION
+//   and is not hyperfine): reference time - (its WARMUP + DURATION) + (target WARMUP + DURATION); the
+//   remainder is the tool's own start-up and shutdown, carried over unchanged;
+// - hyperfine: reference time x (target HF_RUNS + HF_WARMUP) / (reference's) x target REPEAT_SCALE /
+//   reference REPEAT_SCALE (linear in runs and in repeat counts: start-up is scaled too, so it errs high);
+// - every cell is capped at the profile's cell_timeout_s (the runner kills it there).
+// Setup per system and study (install, start, check, prepare: the gap before the system's first cell of
+// the study) is scaled linearly by the data-size parameters (rows), capped at what the runner allows
+// (prepare timeout max(600, 4 x cell_timeout_s) + INSTALL_START_ALLOWANCE_S).
+// No speed-up is assumed for a larger machine: the references come from whatever machine measured them.
+
+export const COUNT_BOUND_TOOLS = new Set(["hyperfine"]);
+// The box clones, installs Node, the toolchains and the systems' packages before the suite starts.
+// An assumption until a first real run measures it (docs/cloud.md says so).
+export const BOX_BOOTSTRAP_S = 20 * 60;
+export const INSTALL_START_ALLOWANCE_S = 300;
+// The limit adds this much to the estimate, then the upload margin the box keeps free.
+export const LIMIT_SAFETY = 1.25;
+export const UPLOAD_MARGIN_MIN = 15;
+export const MIN_LIMIT_MIN = 30;
+// terraform/run's max_minutes bound. A GitHub-hosted job ends at 360 min, so the bench workflow
+// waits for a box in two jobs (launch-and-wait, then collect), each under that.
+export const MAX_LIMIT_MIN = 600;
+
+export type Basis = "same cell" | "same workload, system and variant" | "same workload and system" | "same workload" | "study median" | "none";
+
+export interface ReferenceCell {
+  run_id: string;
+  started_at: string;
+  study: string; workload: string; system: string; variant: string; concurrency: number;
+  duration_s: number;
+  env: Record<string, string>;
+  tool: string;
+}
+
+export interface CellEstimate {
+  id: string; study: string; system: string; workload: string; variant: string; concurrency: number;
+  seconds: number;
+  basis: Basis;
+  reference?: string; // run id of the reference
+  capped: boolean;
+}
+
+export interface StudyEstimate {
+  study: string;
+  cells: number;
+  systems: string[];
+  cell_seconds: number;
+  setup_seconds: number;
+  bootstrap_seconds: number;
+  expected_seconds: number;
+  limit_minutes: number;
+  fits: boolean;
+  usd_expected: number | null;
+  usd_limit: number | null;
+  bases: Partial<Record<Basis, number>>;
+  capped_cells: number;
+  notes: string[];
+}
+
+export interface Price { usd_per_hour: number; date: string; source_url: string }
+
+export interface Estimate {
+  profile: string;
+  instance_type: string;
+  region: string;
+  price: Price | null;
+  price_reason?: string;
+  references: string[];
+  studies: StudyEstimate[];
+  total: { cells: number; expected_hours: number; usd_expected: number | null; usd_limit: number | null };
+  method: string[];
+}
+
+export interface EstimateOptions {
+  profile: string;
+  studies?: string[];
+  systems?: string[];
+  instanceType: string;
+  region: string;
+  runsDir?: string;
+  pricesFile?: string;
+}
+
+const num = (v: unknown, dflt = 0): number => {
+  const n = Number(v);
+  return Number.isFinite(n) ? n : dflt;
+};
+
+// Data size of a study's prepare, per parameter, so the ratio between two profiles can be taken.
+function dataSizes(env: Record<string, string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (env.SB_TABLES !== undefined && env.SB_TABLE_SIZE !== undefined) out.sysbench_rows = num(env.SB_TABLES) * num(env.SB_TABLE_SIZE);
+  for (const key of Object.keys(env)) if (/(^|_)SCALE$/.test(key) && key !== "REPEAT_SCALE") out[key] = num(env[key]);
+  return out;
+}
+
+export function dataRatio(target: Record<string, string>, reference: Record<string, string>): number {
+  const t = dataSizes(target);
+  const r = dataSizes(reference);
+  let ratio = 1;
+  for (const key of Object.keys(t)) if (r[key] > 0 && t[key] > 0) ratio = Math.max(ratio, t[key] / r[key]);
+  return ratio;
+}
+
+export function projectCell(ref: Pick<ReferenceCell, "duration_s" | "env" | "tool">, target: Record<string, string>): number {
+  const r = ref.env;
+  if (COUNT_BOUND_TOOLS.has(ref.tool)) {
+    const runs = (e: Record<string, string>) => num(e.HF_RUNS, 10) + num(e.HF_WARMUP, 0);
+    const repeat = (e: Record<string, string>) => num(e.REPEAT_SCALE, 1);
+    return ref.duration_s * (runs(target) / runs(r)) * (repeat(target) / repeat(r));
+  }
+  if (target.DURATION !== undefined) {
+    const window = (e: Record<string, string>) => num(e.DURATION) + num(e.WARMUP);
+    return Math.max(ref.duration_s - window(r), 0) + window(target);
+  }
+  return ref.duration_s;
+}
+
+interface RefRun { run_id: string; started_at: string; cells: ReferenceCell[]; setups: Map<string, { seconds: number; env: Record<string, string> }> }
+
+// Every run folder with a manifest; cells that finished (ok or wrong_answer: their time is real) become references.
+export function loadReferences(dir: string, toolOf: (study: string, workload: string) => string | undefined): RefRun[] {
+  if (!existsSync(dir)) return [];
+  const runs: RefRun[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const file = path.join(dir, name, "manifest.json");
+    if (!existsSync(file)) continue;
+    let m: Record<string, any>;
+    try { m = JSON.parse(readFileSync(file, "utf8")); } catch { continue; }
+    const studiesCfg = (m.config?.studies ?? {}) as Record<string, { env?: Record<string, unknown> }>;
+    const envOf = (study: string) => Object.fromEntries(Object.entries(studiesCfg[study]?.env ?? {}).map(([k, v]) => [k, String(v)]));
+    const all = (Array.isArray(m.cells) ? m.cells : []) as Cell[];
+    const cells: ReferenceCell[] = [];
+    for (const c of all) {
+      if ((c.status !== "ok" && c.status !== "wrong_answer") || !(c.duration_s > 0)) continue;
+      cells.push({ run_id: String(m.run_id), started_at: c.started_at, study: c.study, workload: c.workload, system: c.system, variant: c.variant,
+        concurrency: c.concurrency, duration_s: c.duration_s, env: envOf(c.study), tool: toolOf(c.study, c.workload) ?? "" });
+    }
+    // Setup time of a system for a study: from the end of whatever ran before to its first cell.
+    const timed = all.filter((c) => c.started_at && c.duration_s > 0).sort((a, b) => a.started_at.localeCompare(b.started_at));
+    const setups = new Map<string, { seconds: number; env: Record<string, string> }>();
+    let previousEnd = Date.parse(String(m.started_at));
+    for (const c of timed) {
+      const start = Date.parse(c.started_at);
+      const key = `${c.system}/${c.study}`;
+      if (!setups.has(key) && Number.isFinite(previousEnd)) setups.set(key, { seconds: Math.max((start - previousEnd) / 1000, 0), env: envOf(c.study) });
+      previousEnd = start + c.duration_s * 1000;
+    }
+    runs.push({ run_id: String(m.run_id), started_at: String(m.started_at ?? ""), cells, setups });
+  }
+  // Newest first: the latest measured duration wins.
+  return runs.sort((a, b) => b.started_at.localeCompare(a.started_at));
+}
+
+export function loadPrice(file: string, region: string, instanceType: string): Price | null {
+  if (!existsSync(file)) return null;
+  const rows = csvParse(readFileSync(file, "utf8"))
+    .filter((r) => r.region === region && r.instance_type === instanceType && r.confirmed === "yes" && (r.usd_per_hour ?? "").trim() !== "")
+    .sort((a, b) => String(b.date).localeCompare(String(a.date)));
+  if (!rows.length) return null;
+  return { usd_per_hour: Number(rows[0].usd_per_hour), date: String(rows[0].date), source_url: String(rows[0].source_url) };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+};
+
+export function limitMinutes(expectedSeconds: number): number {
+  return Math.max(MIN_LIMIT_MIN, Math.ceil((expectedSeconds * LIMIT_SAFETY) / 60) + UPLOAD_MARGIN_MIN);
+}
+
+export function estimate(opts: EstimateOptions): Estimate {
+  const plan: Plan = planRun({ profile: opts.profile, studies: opts.studies, systems: opts.systems });
+  const toolOf = (study: string, workload: string) => plan.studies[study]?.workloads.find((w) => w.name === workload)?.tool;
+  const refs = loadReferences(opts.runsDir ?? runsDir(), toolOf);
+  const allCells = refs.flatMap((r) => r.cells); // newest run first
+  const pricesFile = opts.pricesFile ?? path.join(dataDir(), "prices", "ec2-on-demand.csv");
+  const price = loadPrice(pricesFile, opts.region, opts.instanceType);
+
+  const studies: StudyEstimate[] = [];
+  for (const [study, planned] of Object.entries(plan.studies)) {
+    const cells = plan.cells.filter((c) => c.study === study);
+    if (!cells.length) continue;
+    const target = planned.env;
+    const ofStudy = allCells.filter((r) => r.study === study);
+    const estimates: CellEstimate[] = cells.map((c) => {
+      const tiers: Array<[Basis, (r: ReferenceCell) => boolean]> = [
+        ["same cell", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant && r.concurrency === c.concurrency],
+        ["same workload, system and variant", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant],
+        ["same workload and system", (r) => r.workload === c.workload && r.system === c.system],
+        ["same workload", (r) => r.workload === c.workload],
+      ];
+      for (const [basis, match] of tiers) {
+        const found = ofStudy.filter(match);
+        if (!found.length) continue;
+        // The newest run that has a match; the median over that run's matching cells (its repetitions).
+        const newest = found.filter((r) => r.run_id === found[0].run_id);
+        const projected = median(newest.map((r) => projectCell({ ...r, tool: r.tool || toolOf(study, c.workload) || "" }, target)));
+        const capped = projected > planned.cellTimeoutS;
+        return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
+          seconds: Math.min(projected, planned.cellTimeoutS), basis, reference: found[0].run_id, capped };
+      }
+      return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
+        seconds: NaN, basis: "none" as Basis, capped: false };
+    });
+    // Cells with no reference of their own workload: the median projected cell of the study, or the cell timeout.
+    const known = estimates.filter((e) => e.basis !== "none").map((e) => e.seconds);
+    const fallback = known.length ? median(known) : planned.cellTimeoutS;
+    for (const e of estimates) if (e.basis === "none") Object.assign(e, { seconds: fallback, basis: known.length ? "study median" : "none" });
+
+    const systems = [...new Set(cells.map((c) => c.system))];
+    const setupCap = Math.max(600, planned.cellTimeoutS * 4) + INSTALL_START_ALLOWANCE_S;
+    const notes: string[] = [];
+    let setup = 0;
+    const measuredSetups = refs.flatMap((r) => [...r.setups.entries()].filter(([k]) => k.endsWith(`/${study}`)).map(([, v]) => v.seconds * dataRatio(target, v.env)));
+    for (const system of systems) {
+      const run = refs.find((r) => r.setups.has(`${system}/${study}`));
+      let s: number;
+      if (run) {
+        const ref = run.setups.get(`${system}/${study}`)!;
+        s = ref.seconds * dataRatio(target, ref.env);
+      } else {
+        s = measuredSetups.length ? median(measuredSetups) : setupCap;
+        notes.push(`${system}: no measured setup for ${study}; ${measuredSetups.length ? "the study's median" : "the runner's cap"} used`);
+      }
+      if (s > setupCap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the runner's prepare bound; counted as ${setupCap} s (the prepare would time out there)`);
+      setup += Math.min(s, setupCap);
+    }
+    const cellSeconds = estimates.reduce((a, e) => a + e.seconds, 0);
+    const expected = BOX_BOOTSTRAP_S + setup + cellSeconds;
+    const limit = limitMinutes(expected);
+    const bases: Partial<Record<Basis, number>> = {};
+    for (const e of estimates) bases[e.basis] = (bases[e.basis] ?? 0) + 1;
+    const capped = estimates.filter((e) => e.capped).length;
+    if (capped) notes.push(`${capped} cells project past the cell timeout (${planned.cellTimeoutS} s) and are counted at it`);
+    studies.push({
+      study, cells: cells.length, systems, cell_seconds: Math.round(cellSeconds), setup_seconds: Math.round(setup),
+      bootstrap_seconds: BOX_BOOTSTRAP_S, expected_seconds: Math.round(expected), limit_minutes: limit, fits: limit <= MAX_LIMIT_MIN,
+      usd_expected: price ? round2((price.usd_per_hour * expected) / 3600) : null,
+      usd_limit: price ? round2((price.usd_per_hour * limit) / 60) : null,
+      bases, capped_cells: capped, notes,
+    });
+  }
+  const sum = (f: (s: StudyEstimate) => number | null) => (studies.some((s) => f(s) === null) ? null : round2(studies.reduce((a, s) => a + (f(s) ?? 0), 0)));
+  return {
+    profile: plan.profile.name, instance_type: opts.instanceType, region: opts.region, price,
+    ...(price ? {} : { price_reason: `no confirmed price for ${opts.instanceType} in ${opts.region} in ${path.basename(pricesFile)}` }),
+    references: refs.filter((r) => r.cells.length).map((r) => r.run_id),
+    studies,
+    total: { cells: studies.reduce((a, s) => a + s.cells, 0), expected_hours: round2(studies.reduce((a, s) => a + s.expected_seconds, 0) / 3600),
+      usd_expected: sum((s) => s.usd_expected), usd_limit: sum((s) => s.usd_limit) },
+    method: [
+      "cell time = newest measured matching cell (data/runs/*/manifest.json cells[].duration_s), scaled: time-bound tools swap the reference's WARMUP+DURATION for the target's; hyperfine scales with (HF_RUNS+HF_WARMUP) and REPEAT_SCALE; capped at cell_timeout_s",
+      "setup per system = measured gap before its first cell, x the data-size ratio (rows/scale), capped at the runner's prepare bound",
+      `box bootstrap (clone, Node, toolchains) = ${BOX_BOOTSTRAP_S / 60} min, assumed until a first cloud run measures it`,
+      `limit = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}; a study fits when its limit is <= ${MAX_LIMIT_MIN} min`,
+      "no speed-up is assumed for a larger machine than the one that measured the references",
+    ],
+  };
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+const hm = (s: number) => `${Math.floor(s / 3600)} h ${String(Math.round((s % 3600) / 60)).padStart(2, "0")} min`;
+const usd = (x: number | null) => (x === null ? "n/a" : `$${x.toFixed(2)}`);
+
+export function estimateMarkdown(e: Estimate): string {
+  const lines = [
+    `Estimate for profile \`${e.profile}\` on ${e.instance_type} (${e.region}), one box per study; ` +
+      (e.price ? `$${e.price.usd_per_hour}/h (${e.price.date}, ${e.price.source_url})` : `no price: ${e.price_reason}`) + ".",
+    "",
+    "| study | cells | systems | cells time | setup | box bootstrap | expected | limit (box powers off) | expected $ | at most $ | fits |",
+    "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...e.studies.map((s) => `| ${s.study} | ${s.cells} | ${s.systems.join(", ")} | ${hm(s.cell_seconds)} | ${hm(s.setup_seconds)} | ${hm(s.bootstrap_seconds)} | ${hm(s.expected_seconds)} | ${s.limit_minutes} min | ${usd(s.usd_expected)} | ${usd(s.usd_limit)} | ${s.fits ? "yes" : `no (> ${MAX_LIMIT_MIN} min)`} |`),
+    `| **total** | ${e.total.cells} | | | | | ${e.total.expected_hours} h (box-hours) | | ${usd(e.total.usd_expected)} | ${usd(e.total.usd_limit)} | |`,
+    "",
+    `References: ${e.references.length ? e.references.join(", ") : "none (every cell counted at its timeout)"}.`,
+    ...e.studies.map((s) => `- ${s.study}: cells by basis: ${Object.entries(s.bases).map(([b, n]) => `${b} ${n}`).join(", ")}${s.notes.length ? "; " + s.notes.join("; ") : ""}`),
+    "",
+    "Method: " + e.method.join("; ") + ".",
+  ];
+  return lines.join("\n") + "\n";
+}
+
+export function parseInstanceType(v: string): string {
+  if (!/^[a-z0-9]+\.[a-z0-9]+$/.test(v)) throw new UserError(`invalid instance type '${v}'; expected an EC2 type like c6a.4xlarge`);
+  return v;
+}
