@@ -5,7 +5,8 @@ import type { Measurement } from "../lib/records.ts";
 
 // hyperfine 1.15 `--export-json $CELL_DIR/hyperfine.json` (times in seconds), as written by the
 // analytical study's run verb: one benchmarked command per cell. Summary statistics come from
-// hyperfine itself; every individual run becomes a time_run measurement with repetition = run index.
+// hyperfine itself; every individual run becomes a time_run measurement of the cell's repetition (a
+// hyperfine run is not a repetition: repetitions are separate cells, interleaved with other systems).
 
 interface HyperfineResult {
   command: string;
@@ -46,7 +47,7 @@ export function parseHyperfineJson(text: string): Measurement[] {
     { metric: "time_min", value: ms(finite(r.min, "min")), unit: "ms" },
     { metric: "time_max", value: ms(finite(r.max, "max")), unit: "ms" },
   ];
-  r.times.forEach((t, i) => out.push({ metric: "time_run", value: ms(finite(t, `times[${i}]`)), unit: "ms", repetition: i + 1 }));
+  r.times.forEach((t, i) => out.push({ metric: "time_run", value: ms(finite(t, `times[${i}]`)), unit: "ms" }));
   return out;
 }
 

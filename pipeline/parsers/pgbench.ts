@@ -72,7 +72,8 @@ export function parsePgbench(stdout: string, cellDir?: string): Measurement[] {
       add("latency_p50", percentileSorted(l, 50), "ms");
       add("latency_p95", percentileSorted(l, 95), "ms");
       add("latency_p99", percentileSorted(l, 99), "ms");
-      add("latency_min", l[0], "ms");
+      // No latency_min: the log has whole microseconds and its minimum is often 0.000 ms, an artefact
+      // of the resolution, not a figure (issue 9).
       add("latency_max", l[l.length - 1], "ms");
     }
   }

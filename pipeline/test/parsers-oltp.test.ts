@@ -59,6 +59,7 @@ for (const c of cells.filter((c) => c.workload.startsWith("pgbench"))) {
     assert.ok(logs.latenciesMs.length > 0);
     const p50 = one(ms, "latency_p50"), p99 = one(ms, "latency_p99");
     assert.ok(p50 <= p99 && p99 <= one(ms, "latency_max"));
+    assert.ok(!ms.some((m) => m.metric === "latency_min"), "no minimum from the whole-microsecond log (0.000 ms artefacts)");
     // the log's mean agrees with pgbench's own "latency average" within a few percent (or the sampling's noise)
     const mean = logs.latenciesMs.reduce((s, v) => s + v, 0) / logs.latenciesMs.length;
     assert.ok(Math.abs(mean - one(ms, "latency_avg")) / one(ms, "latency_avg") < 0.15, `log mean ${mean} vs avg ${one(ms, "latency_avg")}`);

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # The client ceiling (workloads client_ceiling and client_ceiling_k6; sourced by run, which has
 # defined faults() and validated the numbers it passes). No database: a fresh
-# mcp-trivial (loadgen/mcp-load, tools that do no work) on a free 127.0.0.1 port, and one load
+# mcp-null (tools/cmd/mcp-null, the cheapest server possible: canned JSON answers; or, by workload key
+# trivial_server, mcp-trivial from loadgen/mcp-load) on a free 127.0.0.1 port, and one load
 # client against its trivial tool with the settings of the database cells (protocol
 # $MCPDB_PROTOCOL, closed loop, THREADS sessions, WARMUP + DURATION):
 #   mcp-load  stdout = mcp-load's JSON report (parser mcp-load), as in the database cells
@@ -10,16 +11,21 @@
 
 # ceiling_run WORKLOAD_FILE CLIENT CELL_DIR THREADS DURATION WARMUP
 ceiling_run() {
-  local wl="$1" client="$2" cell="$3" threads="$4" duration="$5" warmup="$6" tool args response
+  local wl="$1" client="$2" cell="$3" threads="$4" duration="$5" warmup="$6" tool args response server
   tool="$(json_get "$wl" trivial_tool)"
   args="$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])).get("trivial_args", {})))' "$wl")"
   response="$(json_get "$wl" trivial_response)"
+  # trivial_server: mcp-null (default; the cheapest server possible, JSON answers only, so the
+  # figure is the client's ceiling) or mcp-trivial (the official Go SDK server with tools that do no work).
+  server="$(json_get "$wl" trivial_server)"
+  server="${server:-mcp-null}"
   [[ -n "$tool" ]] || die "$wl: 'trivial_tool' is missing (valid: echo, noop)"
   local server_args=(--addr 127.0.0.1:0 --max-lifetime "$(( warmup + duration + 300 ))s")
-  case "${response:-sse}" in
-    sse) ;;
-    json) server_args+=(--json-response) ;;
-    *) die "$wl: trivial_response '$response' is not valid (valid: sse, json)" ;;
+  case "$server:${response:-json}" in
+    mcp-null:json) response=json ;;
+    mcp-trivial:sse) ;;
+    mcp-trivial:json) server_args+=(--json-response) ;;
+    *) die "$wl: trivial_server '$server' with trivial_response '$response' is not valid (valid: mcp-null with json, mcp-trivial with sse or json)" ;;
   esac
   case "$client" in
     mcp-load) ;;
@@ -30,7 +36,7 @@ ceiling_run() {
   # Created before the launch: the background job opens them only when it gets scheduled.
   : > "$cell/mcp-trivial.out"
   : > "$cell/mcp-trivial.err"
-  "$MCPDB_BIN/mcp-trivial" "${server_args[@]}" > "$cell/mcp-trivial.out" 2> "$cell/mcp-trivial.err" &
+  "$MCPDB_BIN/$server" "${server_args[@]}" > "$cell/mcp-trivial.out" 2> "$cell/mcp-trivial.err" &
   local server_pid=$!
   # shellcheck disable=SC2064  # expand now: the pid is this cell's server
   trap "kill $server_pid 2>/dev/null || true; wait $server_pid 2>/dev/null || true" EXIT
@@ -41,9 +47,9 @@ ceiling_run() {
     pid_alive "$server_pid" || break
     sleep 0.1
   done
-  [[ -n "$url" ]] || die "mcp-trivial did not start within 10 s: $(tail -n 3 "$cell/mcp-trivial.err" | tr '\n' ' ')"
-  faults 'server="mcp-trivial"' "tool=\"$tool\"" "client=\"$client\"" "response=\"${response:-sse}\"" "protocol=\"$MCPDB_PROTOCOL\""
-  log "client ceiling: $client -> mcp-trivial $tool ($url, ${response:-sse} answers), concurrency $threads, ${warmup}+${duration} s, protocol $MCPDB_PROTOCOL"
+  [[ -n "$url" ]] || die "$server did not start within 10 s: $(tail -n 3 "$cell/mcp-trivial.err" | tr '\n' ' ')"
+  faults "server=\"$server\"" "tool=\"$tool\"" "client=\"$client\"" "response=\"${response:-sse}\"" "protocol=\"$MCPDB_PROTOCOL\""
+  log "client ceiling: $client -> $server $tool ($url, ${response:-sse} answers), concurrency $threads, ${warmup}+${duration} s, protocol $MCPDB_PROTOCOL"
 
   local rc out="$cell/$client.json"
   set +e
@@ -62,7 +68,7 @@ ceiling_run() {
   set -e
   if pid_alive "$server_pid"; then faults server_alive_after_run=true; else
     faults server_alive_after_run=false
-    log "warning: mcp-trivial (pid $server_pid) was not running at the end of the cell: $(tail -n 3 "$cell/mcp-trivial.err" | tr '\n' ' ')"
+    log "warning: $server (pid $server_pid) was not running at the end of the cell: $(tail -n 3 "$cell/mcp-trivial.err" | tr '\n' ' ')"
   fi
   (( rc == 0 )) || die "$client exited $rc (see stderr)"
   cat "$out"

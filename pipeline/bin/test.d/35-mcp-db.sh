@@ -6,7 +6,7 @@
 # matching the database's own driver (the run verb compares them and exits 4 when they differ).
 # Prints how long the Faucet build took (a cold one downloads ~1 GB of Go modules).
 # Also the client ceiling (no database): the k6 parser's tests on real captured cells, then
-# client_ceiling (mcp-load) and client_ceiling_k6 (k6) against mcp-trivial through the run verb,
+# client_ceiling (mcp-load) and client_ceiling_k6 (k6) against mcp-null through the run verb,
 # each checked for successful calls and a client CPU per call. k6 is built from go.k6.io/k6 into
 # loadgen/mcp-load/bin/k6 when missing (5-7 min cold on 2 cores; printed) and reused after.
 set -uo pipefail
@@ -34,7 +34,7 @@ if (cd bench-scripts/studies/mcp-db/tools && go test ./... >&2); then ok "go tes
 export SAMEBOX_STATE="${SAMEBOX_STATE:-/var/lib/samebox}" MCPDB_SCALE=0.0002
 sys="bench-scripts/systems" study="bench-scripts/studies/mcp-db" servers="bench-scripts/mcp-servers"
 
-# 3a. The client ceiling: both clients against mcp-trivial's echo tool, no database (the system
+# 3a. The client ceiling: both clients against mcp-null's echo tool (the cheapest server), no database (the system
 # name only groups cells). The same concurrency, duration and warm-up for both, as in a run.
 k6_bin="bench-scripts/loadgen/mcp-load/bin/k6"
 if [[ ! -x "$k6_bin" ]]; then
@@ -58,8 +58,8 @@ for pair in client_ceiling:mcp-load client_ceiling_k6:k6; do
     const good = calls > 0 && errors === 0 && tput > 0 && cpu > 0 && p50 > 0 && get("server_crashed") === undefined && get("direct_throughput") === undefined;
     console.log(`${good ? "ok" : "bad"} calls=${calls} errors=${errors} throughput=${tput}/s p50=${p50}ms client_cpu_per_call=${cpu}us`);
   ' "$root/pipeline/parsers/$parser.ts" "$cell" 2>&1)
-  [[ "$verdict" == ok* ]] && ok "$workload (c=4 against mcp-trivial): ${verdict#ok }" || bad "$workload: $verdict"
-  grep -q '"server": "mcp-trivial"' "$cell/faults.json" && ok "$workload: faults.json names mcp-trivial" || bad "$workload: faults.json: $(cat "$cell/faults.json")"
+  [[ "$verdict" == ok* ]] && ok "$workload (c=4 against mcp-null): ${verdict#ok }" || bad "$workload: $verdict"
+  grep -q '"server": "mcp-null"' "$cell/faults.json" && ok "$workload: faults.json names mcp-null" || bad "$workload: faults.json: $(cat "$cell/faults.json")"
   rm -rf "$cell"
 done
 # A known variant on the wrong kind of workload is not a cell of this study: exit 3 with the reason.
