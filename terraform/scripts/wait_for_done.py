@@ -6,7 +6,8 @@ shutting down) and the marker still has not appeared after a grace period:
 no point waiting for a machine that can no longer write.
 Exit 0: marker found, its JSON printed (its "status" may still say the run
 failed). Exit 3: no marker within the bound. Exit 4: the instances are gone
-and no marker came.
+and no marker came. Exit 5: the API failed MAX_CONSECUTIVE_ERRORS polls in a row.
+AccessDenied on the marker counts as "not written yet" (see NOT_YET_CODES).
 """
 from __future__ import annotations
 
@@ -16,16 +17,22 @@ import sys
 import time
 
 import boto3
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 GONE_STATES = {"shutting-down", "terminated"}
+# The bench role may list the results bucket only under boxes/*, and S3 answers a GET of a missing
+# key with 403 (not 404) to a caller who cannot list it: a marker not written yet can look like
+# AccessDenied. So both mean "not yet".
+NOT_YET_CODES = {"NoSuchKey", "404", "AccessDenied", "403"}
+# Throttling, 5xx and network errors are retried; this many in a row end the wait (exit 5).
+MAX_CONSECUTIVE_ERRORS = 10
 
 
 def read_marker(s3, bucket: str, key: str) -> dict | None:
     try:
         body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
     except ClientError as error:
-        if error.response["Error"]["Code"] in ("NoSuchKey", "404"):
+        if error.response["Error"]["Code"] in NOT_YET_CODES:
             return None
         raise
     return json.loads(body)
@@ -43,12 +50,22 @@ def wait(s3, ec2, bucket: str, key: str, instance_ids: list[str], timeout_s: flo
          interval_s: float, grace_s: float, clock=time.monotonic, sleep=time.sleep) -> tuple[int, dict | None]:
     deadline = clock() + timeout_s
     gone_since = None
+    errors = 0
     while True:
-        marker = read_marker(s3, bucket, key)
+        try:
+            marker = read_marker(s3, bucket, key)
+            gone = ec2 is not None and instances_gone(ec2, instance_ids)
+            errors = 0
+        except (ClientError, BotoCoreError) as error:  # transient: throttled, 5xx, connection reset
+            errors += 1
+            print(f"warning: poll {errors}/{MAX_CONSECUTIVE_ERRORS} failed: {error}", file=sys.stderr)
+            if errors >= MAX_CONSECUTIVE_ERRORS:
+                return 5, None
+            marker, gone = None, False
         if marker is not None:
             return 0, marker
         now = clock()
-        if ec2 is not None and instances_gone(ec2, instance_ids):
+        if gone:
             gone_since = gone_since if gone_since is not None else now
             if now - gone_since >= grace_s:
                 return 4, None
@@ -80,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(marker, indent=2))
     elif code == 3:
         print(f"error: no s3://{bucket}/{key} within {args.timeout_minutes:g} minutes", file=sys.stderr)
+    elif code == 5:
+        print(f"error: s3://{bucket}/{key}: {MAX_CONSECUTIVE_ERRORS} polls in a row failed (see the warnings above)", file=sys.stderr)
     else:
         print(f"error: instances {', '.join(args.instance_id)} are gone and s3://{bucket}/{key} never appeared", file=sys.stderr)
     return code

@@ -77,3 +77,56 @@ def test_bad_uri_is_rejected(moto_endpoint, script_env):
          "--timeout-minutes", "1"], env=script_env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "s3://bucket/prefix/" in result.stderr
+
+
+# --- errors the real bucket gives that moto's open server does not: injected with botocore's Stubber ---
+
+def stubbed_s3(responses):
+    """A real botocore S3 client whose answers are queued: ("error", code, http status) or ("ok", body)."""
+    import io
+
+    import boto3
+    from botocore.response import StreamingBody
+    from botocore.stub import Stubber
+
+    client = boto3.client("s3", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x")
+    stubber = Stubber(client)
+    for kind, *rest in responses:
+        if kind == "error":
+            code, status = rest
+            stubber.add_client_error("get_object", service_error_code=code, http_status_code=status)
+        else:
+            body = rest[0].encode()
+            stubber.add_response("get_object", {"Body": StreamingBody(io.BytesIO(body), len(body))})
+    stubber.activate()
+    return client
+
+
+def fake_clock():
+    now = [0.0]
+    return (lambda: now[0]), (lambda seconds: now.__setitem__(0, now[0] + seconds))
+
+
+def test_access_denied_is_not_yet_and_the_wait_goes_on():
+    import wait_for_done
+    s3 = stubbed_s3([("error", "AccessDenied", 403), ("error", "AccessDenied", 403), ("ok", '{"status": "ok"}')])
+    clock, sleep = fake_clock()
+    code, marker = wait_for_done.wait(s3, None, "b", "k/done.json", [], 600, 60, 180, clock=clock, sleep=sleep)
+    assert (code, marker) == (0, {"status": "ok"})
+
+
+def test_transient_errors_are_retried_then_bounded():
+    import wait_for_done
+    s3 = stubbed_s3([("error", "SlowDown", 503), ("error", "InternalError", 500), ("ok", '{"status": "timeout"}')])
+    clock, sleep = fake_clock()
+    assert wait_for_done.wait(s3, None, "b", "k", [], 600, 60, 180, clock=clock, sleep=sleep) == (0, {"status": "timeout"})
+    s3 = stubbed_s3([("error", "InternalError", 500)] * wait_for_done.MAX_CONSECUTIVE_ERRORS)
+    clock, sleep = fake_clock()
+    assert wait_for_done.wait(s3, None, "b", "k", [], 6000, 60, 180, clock=clock, sleep=sleep) == (5, None)
+
+
+def test_access_denied_until_the_bound_times_out_cleanly():
+    import wait_for_done
+    s3 = stubbed_s3([("error", "AccessDenied", 403)] * 11)
+    clock, sleep = fake_clock()
+    assert wait_for_done.wait(s3, None, "b", "k", [], 600, 60, 180, clock=clock, sleep=sleep) == (3, None)
