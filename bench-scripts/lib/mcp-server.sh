@@ -87,6 +87,12 @@ mcp_server_start() {
     log "$MCP_SYSTEM_NAME pid $(mcp_pid) does not answer: stopping it first"
     mcp_server_stop
   fi
+  # The runner starts a system before the study's prepare: bring Redis + api-service up first so
+  # a server that connects at boot finds them (SAMEBOX_MCP_NO_DEPS=1: the caller manages them).
+  if [[ -z "${SAMEBOX_MCP_NO_DEPS:-}" ]]; then
+    "$BENCH_SCRIPTS_DIR/studies/mcp-servers/deps" ensure >/dev/null \
+      || die "the study's dependencies (Redis at $REDIS_URL, api-service at $API_SERVICE_URL) did not come up"
+  fi
   mcp_port_busy "$MCP_PORT" && die "port $MCP_PORT is already in use by another process (set SAMEBOX_MCP_PORT to a free port)"
   : > "$MCP_LOG"
   log "starting $MCP_SYSTEM_NAME on $MCP_URL (REDIS_URL=$REDIS_URL API_SERVICE_URL=$API_SERVICE_URL): $*"

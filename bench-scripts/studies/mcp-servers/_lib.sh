@@ -13,8 +13,11 @@ MCPS_BIN="$MCPS_STATE/bin"
 MCPS_LOADGEN="$BENCH_SCRIPTS_DIR/loadgen/mcp-load"
 SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
 
-SAMEBOX_REDIS_PORT="${SAMEBOX_REDIS_PORT:-16379}"
-SAMEBOX_API_PORT="${SAMEBOX_API_PORT:-18100}"
+# Ports: SAMEBOX_REDIS_PORT / SAMEBOX_API_PORT, else the port of REDIS_URL / API_SERVICE_URL when a
+# caller set those (a server verb passes its environment on), else 16379 / 18100.
+url_port() { [[ "$1" =~ ^[a-z]+://[^/:]+:([0-9]+) ]] && printf '%s\n' "${BASH_REMATCH[1]}"; }
+SAMEBOX_REDIS_PORT="${SAMEBOX_REDIS_PORT:-$(url_port "${REDIS_URL:-}" || echo 16379)}"
+SAMEBOX_API_PORT="${SAMEBOX_API_PORT:-$(url_port "${API_SERVICE_URL:-}" || echo 18100)}"
 require_port SAMEBOX_REDIS_PORT "$SAMEBOX_REDIS_PORT"
 require_port SAMEBOX_API_PORT "$SAMEBOX_API_PORT"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$SAMEBOX_REDIS_PORT}"
@@ -41,6 +44,28 @@ mcps_go_build() {
   log "building $bin"
   (cd "$dir" && go build -trimpath -o "$MCPS_BIN/$bin" .) >&2 || die "building $bin from $dir failed"
   printf '%s\n' "$want" > "$MCPS_BIN/.$bin.hash"
+}
+
+# mcp-load (this repository's module) into $MCPS_BIN; k6 is built once per machine by the load
+# generator's build script into loadgen/mcp-load/bin/k6 (5-7 minutes cold on 2 cores).
+MCPS_K6="$MCPS_LOADGEN/bin/k6"
+mcps_k6_built() { [[ -x "$MCPS_K6" && ! "$MCPS_LOADGEN/k6/tools/go.mod" -nt "$MCPS_K6" ]]; }
+mcps_build_tools() {
+  local want
+  want="$(cd "$MCPS_LOADGEN" && find . -path ./k6 -prune -o -path ./bin -prune -o -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)"
+  if [[ ! -x "$MCPS_BIN/mcp-load" || "$(cat "$MCPS_BIN/.mcp-load.hash" 2>/dev/null)" != "$want" ]]; then
+    need_go 1.25
+    mkdir -p "$MCPS_BIN"
+    log "building mcp-load"
+    (cd "$MCPS_LOADGEN" && go build -trimpath -o "$MCPS_BIN/mcp-load" ./cmd/mcp-load) >&2 || die "building mcp-load failed"
+    printf '%s\n' "$want" > "$MCPS_BIN/.mcp-load.hash"
+  fi
+}
+mcps_build_k6() {
+  mcps_k6_built && return 0
+  need_go 1.25
+  log "building k6 from go.k6.io/k6 into $MCPS_K6 (a cold build takes 5-7 minutes on 2 cores)"
+  "$MCPS_LOADGEN/build" k6 >&2 || die "building k6 failed"
 }
 
 mcps_build_deps() {

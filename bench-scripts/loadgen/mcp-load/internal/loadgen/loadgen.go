@@ -90,6 +90,8 @@ type Report struct {
 	WholeRun           WholeRun        `json:"whole_run"`
 	StopReason         string          `json:"stop_reason"`
 	StartedAt          string          `json:"started_at"`
+	MeasureStart       string          `json:"measure_start"` // RFC 3339 UTC: the measured window, for samplers outside
+	MeasureEnd         string          `json:"measure_end"`
 	GoVersion          string          `json:"go_version,omitempty"`
 }
 
@@ -712,6 +714,8 @@ func (r *runner) fill(rep *Report) {
 		window = 0
 	}
 	rep.DurationS = round(window, 3)
+	rep.MeasureStart = r.measureStart.UTC().Format(time.RFC3339Nano)
+	rep.MeasureEnd = r.measureStart.Add(time.Duration(window * float64(time.Second))).UTC().Format(time.RFC3339Nano)
 	if window > 0 {
 		rep.ThroughputPerS = round(float64(rep.OK)/window, 2)
 	}
