@@ -61,3 +61,19 @@ export function beyondNoise(a: Interval95, b: Interval95): boolean | undefined {
   if (a.method === "none" || b.method === "none") return undefined;
   return a.hi < b.lo || b.hi < a.lo;
 }
+
+/**
+ * One value per repetition, in repetition order: the repetition's value, or the median of its values
+ * when a tool reports several numbers of one metric per cell (hyperfine's time_run: every timed run).
+ * Intervals are taken over these, so n is the number of repetitions, never the number of tool runs.
+ */
+export function perRepetition(records: Array<{ repetition: number; value: number }>): number[] {
+  const by = new Map<number, number[]>();
+  for (const r of records) (by.get(r.repetition) ?? by.set(r.repetition, []).get(r.repetition)!).push(r.value);
+  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([, vs]) => (vs.length === 1 ? vs[0] : median(vs)));
+}
+
+/** Half-width of the 95 % interval relative to the mean (NaN without an interval). */
+export function relativeHalfWidth(ci: Interval95): number {
+  return ci.method === "t" && ci.mean !== 0 ? ci.half_width / Math.abs(ci.mean) : NaN;
+}

@@ -1,12 +1,14 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { loadStudy, studyNames, profileNames, loadProfile } from "../lib/catalog.ts";
 import { UserError } from "../lib/errors.ts";
 import { publishedDir, repoRoot, runsDir, siteDir } from "../lib/paths.ts";
-import { fromCsv, fromJsonl, toCsv } from "../lib/records.ts";
+import { csvFormat } from "d3-dsv";
+import { fromCsv, fromJsonl } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
-import { describeErrors, validateManifest } from "../lib/schema.ts";
+import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
+import { interval95, median, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
 
 // data/ → the site's data files. Reads everything, validates it with the same schemas the pipeline
 // writes with, and (re)writes only derived files under site/: running it twice changes nothing.
@@ -80,6 +82,122 @@ function sortRecords(records: ResultRecord[]): ResultRecord[] {
   return [...records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
+// ---- provenance: every published row names the run's config hash, whether the code was dirty, the
+// cell that produced it and that cell's raw log (served beside the data, linked from the run page).
+
+interface ManifestCell { id: string; study: string; workload: string; system: string; concurrency: number; variant: string; repetition: number; status: string; log: string }
+interface ManifestLike { run_id: string; config_hash?: string; dirty?: boolean; cells?: ManifestCell[] }
+
+export interface Provenance { config_hash: string; dirty: boolean | ""; cell: string; log: string }
+export const provenanceColumns = ["config_hash", "dirty", "cell", "log"] as const;
+export type PublishedRow = ResultRecord & Provenance;
+
+/** Published path of a run file, relative to the site root (site/public/...). */
+export function publishedLogPath(runId: string, rel: string): string {
+  return rel ? `data/runs/${runId}/${rel}` : "";
+}
+
+// Finds the manifest cell of a record: exact identity, else (older runs, whose hyperfine records used the
+// run index as repetition) the only cell with that identity apart from the repetition.
+function cellFinder(manifests: ManifestLike[]): (r: ResultRecord) => { m: ManifestLike; cell?: ManifestCell } | undefined {
+  const byRun = new Map<string, { m: ManifestLike; exact: Map<string, ManifestCell>; loose: Map<string, ManifestCell[]> }>();
+  for (const m of manifests) {
+    const exact = new Map<string, ManifestCell>();
+    const loose = new Map<string, ManifestCell[]>();
+    for (const c of m.cells ?? []) {
+      const k = [c.study, c.workload, c.system, c.concurrency, c.variant].join("\u0000");
+      exact.set(`${k}\u0000${c.repetition}`, c);
+      (loose.get(k) ?? loose.set(k, []).get(k)!).push(c);
+    }
+    byRun.set(m.run_id, { m, exact, loose });
+  }
+  return (r) => {
+    const run = byRun.get(r.run_id);
+    if (!run) return undefined;
+    const k = [r.study, r.workload, r.system, r.concurrency, r.variant].join("\u0000");
+    const cell = run.exact.get(`${k}\u0000${r.repetition}`) ?? (run.loose.get(k)?.filter((c) => c.status === "ok").length === 1 ? run.loose.get(k)!.find((c) => c.status === "ok") : undefined);
+    return { m: run.m, cell };
+  };
+}
+
+export function withProvenance(records: ResultRecord[], manifests: ManifestLike[]): PublishedRow[] {
+  const find = cellFinder(manifests);
+  return records.map((r) => {
+    if (r.source !== "measured") return { ...r, config_hash: "", dirty: "", cell: "", log: "" };
+    const f = find(r);
+    return {
+      ...r,
+      config_hash: f?.m.config_hash ?? "",
+      dirty: f?.m.dirty ?? "",
+      cell: f?.cell?.id ?? "",
+      log: f?.cell ? publishedLogPath(r.run_id, f.cell.log) : "",
+    };
+  });
+}
+
+export function rowsToCsv(rows: PublishedRow[]): string {
+  const columns = [...recordColumns, ...provenanceColumns];
+  return csvFormat(rows.map((r) => ({ ...r, t: r.t ?? "", dirty: r.dirty === "" ? "" : String(r.dirty) })) as unknown as Record<string, string>[], columns) + "\n";
+}
+
+// ---- per-cell aggregates: one row per run × study × workload × system × variant × concurrency × metric,
+// over the cell's repetitions (one value each, see perRepetition), with the 95 % Student-t interval.
+
+export interface Aggregate {
+  run_id: string; study: string; workload: string; system: string; system_version: string; variant: string; concurrency: number;
+  metric: string; unit: string; n: number; mean: number; sd: number | null; ci_lo: number | null; ci_hi: number | null;
+  half_width: number | null; rel_half_width: number | null; median: number; min: number; max: number;
+  method: "t" | "none"; profile: string; machine: string; commit: string; config_hash: string; dirty: boolean | ""; cells: string;
+}
+
+const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
+
+export function aggregates(rows: PublishedRow[]): Aggregate[] {
+  const groups = new Map<string, PublishedRow[]>();
+  for (const r of rows) {
+    if (r.source !== "measured" || r.t !== null) continue;
+    const k = [r.run_id, r.study, r.workload, r.system, r.variant, r.concurrency, r.metric].join("\u0000");
+    (groups.get(k) ?? groups.set(k, []).get(k)!).push(r);
+  }
+  return [...groups.values()].map((g) => {
+    const f = g[0];
+    const values = perRepetition(g);
+    const ci = interval95(values);
+    return {
+      run_id: f.run_id, study: f.study, workload: f.workload, system: f.system, system_version: f.system_version, variant: f.variant,
+      concurrency: f.concurrency, metric: f.metric, unit: f.unit, n: values.length, mean: ci.mean, sd: finiteOrNull(ci.sd),
+      ci_lo: finiteOrNull(ci.lo), ci_hi: finiteOrNull(ci.hi), half_width: finiteOrNull(ci.half_width), rel_half_width: finiteOrNull(relativeHalfWidth(ci)),
+      median: median(values), min: Math.min(...values), max: Math.max(...values), method: ci.method,
+      profile: f.profile, machine: f.machine, commit: f.commit, config_hash: f.config_hash, dirty: f.dirty,
+      cells: [...new Set(g.map((r) => r.cell).filter(Boolean))].join(" "),
+    };
+  });
+}
+
+// Raw logs beside the data: each cell's stdout/stderr and the log its manifest entry names, so a figure
+// leads to the output it was parsed from. Large files are cut at LOG_CAP bytes with a note.
+const LOG_CAP = 512 * 1024;
+function publishLogs(manifests: ManifestLike[], site: string): string[] {
+  const changed: string[] = [];
+  for (const m of manifests) {
+    const runDir = path.join(runsDir(), m.run_id);
+    const files = new Set<string>();
+    for (const c of m.cells ?? []) {
+      if (c.log) files.add(c.log);
+      for (const f of ["stdout.txt", "stderr.txt"]) files.add(path.join("cells", c.id, f));
+    }
+    for (const rel of files) {
+      const src = path.join(runDir, rel);
+      if (rel.includes("..") || !existsSync(src) || !statSync(src).isFile()) continue;
+      let content = readFileSync(src);
+      if (content.length > LOG_CAP) content = Buffer.concat([content.subarray(0, LOG_CAP), Buffer.from(`\n[samebox publish: cut at ${LOG_CAP} of ${content.length} bytes; the whole file is data/runs/${m.run_id}/${rel} in the repository]\n`)]);
+      const dest = path.join(site, "public", publishedLogPath(m.run_id, rel));
+      if (writeIfChanged(dest, content)) changed.push(path.relative(site, dest));
+    }
+  }
+  return changed;
+}
+
 async function writeParquet(csvFile: string, parquetFile: string): Promise<boolean> {
   const tmp = `${parquetFile}.tmp-${process.pid}`;
   const instance = await DuckDBInstance.create(":memory:");
@@ -90,7 +208,8 @@ async function writeParquet(csvFile: string, parquetFile: string): Promise<boole
     await conn.run(`COPY (SELECT * FROM read_csv(${q(csvFile)}, header=true, columns={
       'run_id':'VARCHAR','source':'VARCHAR','study':'VARCHAR','workload':'VARCHAR','system':'VARCHAR','system_version':'VARCHAR',
       'variant':'VARCHAR','concurrency':'INTEGER','repetition':'INTEGER','metric':'VARCHAR','value':'DOUBLE','unit':'VARCHAR',
-      't':'DOUBLE','profile':'VARCHAR','machine':'VARCHAR','commit':'VARCHAR'})) TO ${q(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
+      't':'DOUBLE','profile':'VARCHAR','machine':'VARCHAR','commit':'VARCHAR',
+      'config_hash':'VARCHAR','dirty':'BOOLEAN','cell':'VARCHAR','log':'VARCHAR'})) TO ${q(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -102,17 +221,26 @@ async function writeParquet(csvFile: string, parquetFile: string): Promise<boole
 
 export async function publish(): Promise<{ records: number; runs: number; changed: string[]; warnings: string[] }> {
   const { records, manifests, warnings } = loadAll();
-  const sorted = sortRecords(records);
+  const plain = sortRecords(records);
+  // results.csv/parquet and aggregates carry provenance columns; records.json stays schema-exact (the site validates it).
+  const sorted = withProvenance(plain, manifests as unknown as ManifestLike[]);
+  const aggs = aggregates(sorted);
   const site = siteDir();
   const csvFile = path.join(site, "public", "data", "results.csv");
   const outputs: Array<[string, string]> = [
-    [csvFile, toCsv(sorted)],
-    [path.join(site, "src", "generated", "records.json"), JSON.stringify(sorted)],
+    [csvFile, rowsToCsv(sorted)],
+    [path.join(site, "public", "data", "aggregates.csv"), csvFormat(aggs.map((a) => ({ ...a, dirty: String(a.dirty) })) as unknown as Record<string, string>[]) + "\n"],
+    [path.join(site, "public", "data", "aggregates.json"), JSON.stringify({
+      method: "95 % Student-t confidence interval of the mean over a cell's repetitions (n - 1 degrees of freedom); one value per repetition (a tool's several numbers per repetition, e.g. hyperfine runs, are reduced to their median first); method none below 2 repetitions",
+      aggregates: aggs,
+    })],
+    [path.join(site, "src", "generated", "records.json"), JSON.stringify(plain)],
     [path.join(site, "src", "generated", "runs.json"), JSON.stringify(manifests, null, 1)],
     [path.join(site, "src", "generated", "studies.json"), JSON.stringify(studiesCatalog(), null, 1)],
   ];
   const changed: string[] = [];
   for (const [file, content] of outputs) if (writeIfChanged(file, content)) changed.push(path.relative(site, file));
+  changed.push(...publishLogs(manifests as unknown as ManifestLike[], site));
   const parquet = path.join(site, "public", "data", "results.parquet");
   if (changed.includes(path.relative(site, csvFile)) || !existsSync(parquet)) {
     if (await writeParquet(csvFile, parquet)) changed.push(path.relative(site, parquet));

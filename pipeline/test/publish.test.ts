@@ -17,7 +17,11 @@ const manifest = {
   started_at: "2026-01-02T03:04:05.000Z", ended_at: "2026-01-02T03:05:05.000Z", duration_s: 60, commit: "abc", dirty: false,
   machine: { label: "local: test", cpu_model: "x", cores: 2, memory_bytes: 1, kernel: "k", os: "o", cloud: null, topology: "single" },
   tools: { sysbench: "sysbench 1.0.20" }, systems: { postgresql: { version: "15.18", config: { shared_buffers: "1GB" } } },
-  config: {}, config_hash: "0".repeat(64), cells: [], summary: { ok: 0, failed: 0, skipped: 0, wrong_answer: 0 },
+  config: {}, config_hash: "0".repeat(64), summary: { ok: 2, failed: 0, skipped: 0, wrong_answer: 0 },
+  cells: [1, 2].map((rep) => ({
+    id: `oltp.oltp_read_write.postgresql.c4.warm.r${rep}`, study: "oltp", workload: "oltp_read_write", system: "postgresql", concurrency: 4,
+    variant: "warm", repetition: rep, status: "ok", exit_code: 0, reason: "", log: `cells/oltp.oltp_read_write.postgresql.c4.warm.r${rep}/stderr.txt`, duration_s: 1,
+  })),
 };
 
 function dataWithOneRun() {
@@ -27,6 +31,11 @@ function dataWithOneRun() {
   writeFileSync(path.join(data, "runs", runId, "manifest.json"), JSON.stringify(manifest));
   writeFileSync(path.join(data, "runs", runId, "records.jsonl"), toJsonl([rec("tps", 100), rec("tps", 110, 2)]));
   writeFileSync(path.join(data, "runs", runId, "records.csv"), toCsv([rec("tps", 100), rec("tps", 110, 2)]));
+  for (const c of manifest.cells) {
+    mkdirSync(path.join(data, "runs", runId, "cells", c.id), { recursive: true });
+    writeFileSync(path.join(data, "runs", runId, "cells", c.id, "stdout.txt"), `raw output of ${c.id}\n`);
+    writeFileSync(path.join(data, "runs", runId, "cells", c.id, "stderr.txt"), `log of ${c.id}\n`);
+  }
   cpSync(path.join(repoRoot, "data", "published"), path.join(data, "published"), { recursive: true });
   return { data, site, env: { SAMEBOX_DATA_DIR: data, SAMEBOX_SITE_DIR: site } };
 }
@@ -55,6 +64,29 @@ test("publish writes CSV, Parquet and JSON for the site, and a second publish ch
   assert.equal(rows[0].n, 2 + published);
   assert.equal(rows[0].s, 210);
   assert.equal(rows[0].tt, "DOUBLE");
+
+  // provenance on every measured row: config hash, dirty flag, the cell and its raw log (published beside the data)
+  const header = csv.split("\n")[0].split(",");
+  for (const col of ["commit", "config_hash", "dirty", "cell", "log"]) assert.ok(header.includes(col), `results.csv has ${col}`);
+  const row = csv.split("\n").find((l) => l.startsWith(runId))!.split(",");
+  const at = (col: string) => row[header.indexOf(col)];
+  assert.equal(at("config_hash"), "0".repeat(64));
+  assert.equal(at("dirty"), "false");
+  assert.equal(at("cell"), "oltp.oltp_read_write.postgresql.c4.warm.r1");
+  assert.equal(readFileSync(path.join(site, "public", at("log")), "utf8"), "log of oltp.oltp_read_write.postgresql.c4.warm.r1\n");
+  assert.ok(readFileSync(path.join(site, "public", "data", "runs", runId, "cells", at("cell"), "stdout.txt"), "utf8").startsWith("raw output"));
+  // per-cell aggregate over the 2 repetitions with its 95 % t interval: mean 105, sd 7.07, t(0.975, 1) = 12.706
+  const agg = JSON.parse(readFileSync(path.join(site, "public", "data", "aggregates.json"), "utf8"));
+  assert.match(agg.method, /Student-t/);
+  const a = agg.aggregates.find((x: { run_id: string; metric: string }) => x.run_id === runId && x.metric === "tps");
+  assert.equal(a.n, 2);
+  assert.equal(a.mean, 105);
+  assert.ok(Math.abs(a.half_width - (12.706 * Math.sqrt(50)) / Math.sqrt(2)) < 1e-6, `half width ${a.half_width}`);
+  assert.ok(Math.abs(a.ci_lo - (105 - a.half_width)) < 1e-9 && Math.abs(a.rel_half_width - a.half_width / 105) < 1e-9);
+  assert.equal(a.cells, "oltp.oltp_read_write.postgresql.c4.warm.r1 oltp.oltp_read_write.postgresql.c4.warm.r2");
+  assert.ok(agg.aggregates.every((x: { run_id: string }) => !x.run_id.startsWith("published")), "published figures have no repetitions to aggregate");
+  const aggCsv = readFileSync(path.join(site, "public", "data", "aggregates.csv"), "utf8");
+  assert.equal(aggCsv.trim().split("\n").length - 1, agg.aggregates.length);
 
   const mtime = statSync(parquet).mtimeMs;
   const r2 = cli(["publish"], env);
