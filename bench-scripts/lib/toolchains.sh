@@ -11,17 +11,45 @@ SAMEBOX_OPT="${SAMEBOX_OPT:-/opt/samebox}"
 # version_ge A B: true when dotted version A >= B.
 version_ge() { [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" == "$2" ]]; }
 
-# need_go [MIN]: a Go toolchain >= MIN (default 1.23) on PATH. Go modules that ask for a newer Go
-# fetch that toolchain from the Go module proxy themselves (GOTOOLCHAIN=auto).
+# need_go [MIN]: a Go toolchain >= MIN (default 1.23) on PATH. Looks on PATH, /usr/local/go and our own
+# $SAMEBOX_OPT/go-<ver>; when none is new enough (Debian 12's golang-go is 1.19), fetches Go
+# $SAMEBOX_GO_VERSION (default 1.26.8) the way `go` itself fetches toolchains: the module
+# golang.org/toolchain from the Go module proxy ($GOPROXY's first URL, default proxy.golang.org),
+# unpacked into $SAMEBOX_OPT/go-<ver>. Go modules that ask for a newer Go then fetch it themselves
+# (GOTOOLCHAIN=auto).
 need_go() {
   local min="${1:-1.23}" have=""
   export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
-  if ! command -v go >/dev/null && is_debian_family; then
-    apt_install golang-go >/dev/null || true
+  if command -v go >/dev/null; then have="$(go env GOVERSION 2>/dev/null | sed 's/^go//')"; fi
+  if [[ -z "$have" ]] || ! version_ge "$have" "$min"; then
+    go_from_proxy
+    have="$(go env GOVERSION 2>/dev/null | sed 's/^go//')"
   fi
-  command -v go >/dev/null || die "no Go toolchain: install Go >= $min (Debian/Ubuntu: apt-get install golang-go, or /usr/local/go)"
-  have="$(go env GOVERSION 2>/dev/null | sed 's/^go//')"
-  version_ge "$have" "$min" || die "Go $have is older than $min: install a newer Go (/usr/local/go) or set GOTOOLCHAIN=go$min"
+  version_ge "$have" "$min" || die "Go $have is older than $min and no newer Go could be fetched: install Go >= $min into /usr/local/go"
+}
+
+go_from_proxy() {
+  local ver="${SAMEBOX_GO_VERSION:-1.26.8}" arch proxy dest zip
+  case "$(uname -m)" in x86_64) arch=amd64 ;; aarch64 | arm64) arch=arm64 ;; *) die "no Go toolchain for $(uname -m) from the module proxy (valid: x86_64, aarch64)" ;; esac
+  dest="$SAMEBOX_OPT/go-$ver"
+  if [[ ! -x "$dest/bin/go" ]]; then
+    proxy="${GOPROXY:-https://proxy.golang.org}"
+    proxy="${proxy%%[,|]*}"
+    [[ "$proxy" == http* ]] || proxy=https://proxy.golang.org
+    command -v curl >/dev/null || apt_install curl ca-certificates >/dev/null
+    command -v python3 >/dev/null || apt_install python3 >/dev/null
+    zip="$(mktemp "${TMPDIR:-/tmp}/go-toolchain.XXXXXX.zip")"
+    log "fetching Go $ver ($arch) as module golang.org/toolchain from $proxy"
+    curl -fsSL --retry 3 -o "$zip" "$proxy/golang.org/toolchain/@v/v0.0.1-go$ver.linux-$arch.zip" \
+      || { rm -f "$zip"; die "could not fetch Go $ver from $proxy (set SAMEBOX_GO_VERSION or install Go >= 1.23 into /usr/local/go)"; }
+    rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
+    python3 -m zipfile -e "$zip" "$dest.tmp" && rm -f "$zip"
+    # module zips hold golang.org/toolchain@v0.0.1-go<ver>.linux-<arch>/...; zip drops the exec bits
+    mv "$dest.tmp"/golang.org/toolchain@*/ "$dest" && rm -rf "$dest.tmp"
+    chmod +x "$dest"/bin/* "$dest"/pkg/tool/*/*
+  fi
+  export PATH="$dest/bin:$PATH"
+  "$dest/bin/go" version >/dev/null || die "$dest/bin/go does not run"
 }
 
 # need_cargo [MIN]: cargo/rustc >= MIN (default 1.85, edition 2024). Debian's cargo is older; the cloud
