@@ -3,6 +3,8 @@
 //
 //	reserva prepare -engine E -dsn DSN -sql-dir DIR -accounts N [-seed S]
 //	    (re)creates the schema, loads the fixed-seed data, adds constraints and routines.
+//	reserva cleanup -engine E -dsn DSN -sql-dir DIR
+//	    drops what prepare made (drop.sql).
 //	reserva run -engine E -dsn DSN -variant V -accounts N -concurrency C -warmup W -duration D ...
 //	    empties transfers, runs the closed loop, checks the invariants, prints one JSON report.
 //
@@ -19,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,8 +80,8 @@ type options struct {
 
 func parseArgs(args []string) (options, error) {
 	var o options
-	if len(args) == 0 || (args[0] != "prepare" && args[0] != "run") {
-		return o, bad("usage: reserva prepare|run [flags] (see -h)")
+	if len(args) == 0 || !slices.Contains([]string{"prepare", "run", "cleanup"}, args[0]) {
+		return o, bad("usage: reserva prepare|run|cleanup [flags] (see -h)")
 	}
 	o.cmd = args[0]
 	fs := flag.NewFlagSet("reserva "+o.cmd, flag.ContinueOnError)
@@ -114,9 +117,9 @@ func parseArgs(args []string) (options, error) {
 	case o.accounts < 100 || o.accounts > 10_000_000:
 		return o, bad("-accounts %d is not valid (valid: 100..10000000)", o.accounts)
 	}
-	if o.cmd == "prepare" {
+	if o.cmd == "prepare" || o.cmd == "cleanup" {
 		if o.sqlDir == "" {
-			return o, bad("-sql-dir is required for prepare (the folder with schema.sql, constraints.sql, routines.sql)")
+			return o, bad("-sql-dir is required for %s (the folder with schema.sql, constraints.sql, routines.sql, drop.sql)", o.cmd)
 		}
 		return o, nil
 	}
@@ -170,7 +173,7 @@ func main() {
 
 func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	pool := o.pool
-	if o.cmd == "prepare" {
+	if o.cmd != "run" {
 		pool = 2
 	}
 	db, err := Open(ctx, o.engine, o.dsn, o.variant, pool)
@@ -188,6 +191,13 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "reserva: prepared %s: %d accounts and cards, seed %d, fingerprint %s, in %.1fs\n",
 			o.engine, m.Accounts, m.Seed, m.Fingerprint, time.Since(t0).Seconds())
 		return json.NewEncoder(stdout).Encode(m)
+	}
+
+	if o.cmd == "cleanup" {
+		if err := db.ApplySQLFile(ctx, filepath.Join(o.sqlDir, "drop.sql")); err != nil {
+			return fmt.Errorf("cleanup %s: %w", o.engine, err)
+		}
+		return nil
 	}
 
 	meta, err := db.Meta(ctx)
