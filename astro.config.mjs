@@ -8,6 +8,9 @@
 import { defineConfig } from "astro/config";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createReadStream, createWriteStream, existsSync, readdirSync, statSync } from "node:fs";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
 
 const repoRoot = path.dirname(fileURLToPath(import.meta.url));
 
@@ -26,7 +29,26 @@ process.env.SAMEBOX_RESOLVED_SITE_DIR = siteDataDir;
 // Claims (bench-scripts/studies/<study>/claims.json) are read from the repo, whatever the data folder.
 process.env.SAMEBOX_REPO_ROOT = repoRoot;
 
+// Explore's DuckDB wasm (34 MB) is also written gzip-compressed (~8 MB) next to itself: the page fetches
+// the .gz and inflates it with DecompressionStream, so a host that does not compress .wasm (astro
+// preview, many static hosts) still sends 8 MB, not 34. The uncompressed file stays as the fallback.
+const gzipWasm = {
+  name: "samebox-gzip-wasm",
+  hooks: {
+    "astro:build:done": async ({ dir, logger }) => {
+      const assets = path.join(fileURLToPath(dir), "_astro");
+      if (!existsSync(assets)) return;
+      for (const f of readdirSync(assets).filter((n) => n.endsWith(".wasm"))) {
+        const src = path.join(assets, f);
+        await pipeline(createReadStream(src), createGzip({ level: 7 }), createWriteStream(`${src}.gz`));
+        logger.info(`${f}: ${statSync(src).size} bytes, gzip ${statSync(`${src}.gz`).size}`);
+      }
+    },
+  },
+};
+
 export default defineConfig({
+  integrations: [gzipWasm],
   root: repoRoot,
   srcDir: "./site/src",
   publicDir: path.join(siteDataDir, "public"),

@@ -113,7 +113,7 @@ test("bad SQL shows a clear error and no stale result", async () => {
 });
 
 test("every request stayed on the site's origin, wasm included, with no console errors", () => {
-  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith(".wasm")), "no wasm request recorded: the recorder is blind");
+  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && /\.wasm(\.gz)?$/.test(u)), "no wasm request recorded: the recorder is blind");
   assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.csv")), "results.csv was not fetched from the site");
   assert.deepEqual(rec.foreign, []);
   assert.deepEqual(rec.failed, []);

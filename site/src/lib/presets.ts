@@ -6,8 +6,13 @@ export interface Preset {
   label: string;
   sql: string;
 }
-const latestRun = "(SELECT max(run_id) FROM results WHERE source = 'measured')";
-const latestRunOf = (study: string) => `(SELECT max(run_id) FROM results WHERE source = 'measured' AND study = '${study}')`;
+// The runs the presets show: table compared_runs(run_id, study), which the page fills with the latest
+// measured run of each study, plus the reader's own run when they drop one (its rows get source 'yours'
+// and system '<system> (yours)', so every preset shows it beside ours without changing its SQL).
+export const comparedRunsSql = `CREATE OR REPLACE TABLE compared_runs AS
+  SELECT max(run_id) AS run_id, study FROM results WHERE source = 'measured' GROUP BY study`;
+const latestRun = "(SELECT run_id FROM compared_runs)";
+const latestRunOf = (study: string) => `(SELECT run_id FROM compared_runs WHERE study = '${study}')`;
 export const presets: Preset[] = [
   {
     id: "throughput",
@@ -15,7 +20,7 @@ export const presets: Preset[] = [
     sql: `SELECT workload, system, any_value(unit) AS unit,
        median(value) AS median, min(value) AS min, max(value) AS max, count(*) AS repetitions
 FROM results
-WHERE run_id = ${latestRun}
+WHERE run_id IN ${latestRun}
   AND metric = CASE WHEN workload = 'select_random_points' THEN 'qps' ELSE 'tps' END
   AND t IS NULL
 GROUP BY workload, system
@@ -26,7 +31,7 @@ ORDER BY workload, median DESC;`,
     label: "Latency percentiles per system, OLTP read-write (latest run)",
     sql: `SELECT metric, system, median(value) AS median_ms, min(value) AS min_ms, max(value) AS max_ms
 FROM results
-WHERE run_id = ${latestRun}
+WHERE run_id IN ${latestRun}
   AND workload = 'oltp_read_write'
   AND metric IN ('latency_p50', 'latency_avg', 'latency_p95', 'latency_p99')
 GROUP BY metric, system
@@ -37,7 +42,7 @@ ORDER BY metric, system;`,
     label: "Transactions per second over time, OLTP read-write, repetition 1",
     sql: `SELECT t, system, value AS tps
 FROM results
-WHERE run_id = ${latestRun}
+WHERE run_id IN ${latestRun}
   AND workload = 'oltp_read_write' AND metric = 'tps_series' AND repetition = 1
 ORDER BY system, t;`,
   },
@@ -47,7 +52,7 @@ ORDER BY system, t;`,
     sql: `WITH m AS (
   SELECT source, workload, system, metric, median(value) AS v
   FROM results
-  WHERE (source = 'published' OR run_id = ${latestRun})
+  WHERE (source = 'published' OR run_id IN ${latestRun})
     AND metric IN ('tps', 'qps') AND t IS NULL
   GROUP BY source, workload, system, metric
 )
@@ -63,7 +68,7 @@ ORDER BY m.workload, m.source, m.system;`,
     label: "Memory idle vs under load per system (latest run)",
     sql: `SELECT metric, system, median(value) AS median_mib, min(value) AS min_mib, max(value) AS max_mib, count(*) AS samples
 FROM results
-WHERE run_id = ${latestRun} AND metric IN ('mem_idle', 'mem_load')
+WHERE run_id IN ${latestRun} AND metric IN ('mem_idle', 'mem_load')
 GROUP BY metric, system
 ORDER BY metric, system;`,
   },
@@ -73,7 +78,7 @@ ORDER BY metric, system;`,
     sql: `SELECT workload, system, run_id, count(*) AS repetitions,
        round(100 * (max(value) - min(value)) / median(value), 1) AS spread_pct
 FROM results
-WHERE source = 'measured' AND metric IN ('tps', 'qps') AND t IS NULL
+WHERE source IN ('measured', 'yours') AND metric IN ('tps', 'qps') AND t IS NULL
 GROUP BY workload, system, run_id
 ORDER BY spread_pct DESC;`,
   },
@@ -85,7 +90,7 @@ ORDER BY spread_pct DESC;`,
     sql: `WITH t AS (
   SELECT workload, system, median(value) AS median_ms, count(*) AS runs
   FROM results
-  WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+  WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
     AND metric = 'time_run' AND variant = 'hot' AND workload <> 'noop'
   GROUP BY workload, system
 )
@@ -100,7 +105,7 @@ ORDER BY workload, relative;`,
     sql: `WITH t AS (
   SELECT variant, workload, system, median(value) AS median_ms
   FROM results
-  WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+  WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
     AND metric = 'time_run' AND workload <> 'noop'
   GROUP BY variant, workload, system
 ), r AS (
@@ -119,7 +124,7 @@ ORDER BY variant, geomean;`,
     sql: `SELECT system, variant, round(median(value), 2) AS median_ms, round(min(value), 2) AS min_ms,
        round(max(value), 2) AS max_ms, count(*) AS runs
 FROM results
-WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
   AND workload = 'noop' AND metric = 'time_run'
 GROUP BY system, variant
 ORDER BY variant, median_ms;`,
@@ -132,7 +137,7 @@ ORDER BY variant, median_ms;`,
        median(value) FILTER (WHERE metric = 'latency_p50') AS p50_ms,
        median(value) FILTER (WHERE metric = 'latency_p99') AS p99_ms
 FROM results
-WHERE run_id = ${latestRunOf("analytical")} AND study = 'analytical'
+WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
   AND metric IN ('qps', 'latency_p50', 'latency_p99') AND t IS NULL
 GROUP BY workload, system, concurrency
 ORDER BY workload, qps DESC;`,
@@ -149,7 +154,7 @@ ORDER BY workload, qps DESC;`,
        median(value) FILTER (WHERE metric = 'latency_p99') AS p99_ms,
        median(value) FILTER (WHERE metric = 'errors') AS errors
 FROM results
-WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND t IS NULL
+WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND t IS NULL
 GROUP BY ALL
 ORDER BY workload, database, server, schema_state, concurrency;`,
   },
@@ -162,7 +167,7 @@ ORDER BY workload, database, server, schema_state, concurrency;`,
          regexp_extract(variant, '^(.*)-([^-]*)$', 2) AS state,
          median(value) AS calls_per_s
   FROM results
-  WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
+  WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
   GROUP BY ALL
 )
 SELECT b.workload, b.system AS database, b.server, b.concurrency,
@@ -179,7 +184,7 @@ ORDER BY improvement DESC;`,
        median(value) FILTER (WHERE metric = 'direct_latency_p50') AS direct_p50_ms,
        median(value) FILTER (WHERE metric = 'mcp_overhead_p50') AS overhead_p50_ms
 FROM results
-WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db'
+WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db'
   AND metric IN ('latency_p50', 'direct_latency_p50', 'mcp_overhead_p50')
 GROUP BY ALL
 HAVING direct_p50_ms IS NOT NULL
@@ -190,7 +195,7 @@ ORDER BY workload, database, variant;`,
     label: "MCP: throughput against concurrency (latest mcp-db run)",
     sql: `SELECT workload, system AS database, variant, concurrency, median(value) AS calls_per_s
 FROM results
-WHERE run_id = ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
+WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
   AND workload IN (SELECT workload FROM results WHERE study = 'mcp-db' AND source = 'measured'
                    GROUP BY workload HAVING count(DISTINCT concurrency) > 1)
 GROUP BY ALL
@@ -208,6 +213,6 @@ ORDER BY run_id DESC;`,
   {
     id: "raw",
     label: "Raw records of the latest run (first 200)",
-    sql: `SELECT * FROM results WHERE run_id = ${latestRun} LIMIT 200;`,
+    sql: `SELECT * FROM results WHERE run_id IN ${latestRun} LIMIT 200;`,
   },
 ];

@@ -1,36 +1,45 @@
 // Explore page: DuckDB-WASM over results.csv, a CodeMirror SQL editor, result table + Plot chart,
-// the query kept in the URL (?q=), CSV download. All files (wasm, workers) are served by this site.
+// the query kept in the URL (?q=), CSV download, the reader's own run (dropped file, checked here
+// against the record schema, never uploaded), and the tunable relative score (state in the URL).
+// Speed: DuckDB starts first thing; the wasm comes gzip-compressed (inflated by DecompressionStream);
+// the editor and Plot load in parallel as separate chunks; the HTML already holds a build-time
+// rendering of the default preset, replaced by the live result.
 import * as duckdb from "@duckdb/duckdb-wasm";
 import mvpWasm from "@duckdb/duckdb-wasm/dist/duckdb-mvp.wasm?url";
 import mvpWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url";
 import ehWasm from "@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url";
 import ehWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url";
-import { EditorView, basicSetup } from "codemirror";
-import { keymap } from "@codemirror/view";
-import { sql, PostgreSQL } from "@codemirror/lang-sql";
-import * as Plot from "@observablehq/plot";
 import { csvFormat } from "d3-dsv";
 import type { Preset } from "../lib/presets.ts";
+import { formatCell } from "../lib/explore-format.ts";
+import { relativeScores, formulaText, MISSING_RATIO, type ScoreInput, type ScoreSelection } from "../lib/score.ts";
+import type { Column, Row } from "./explore-chart.ts";
 
+performance.mark("samebox:script-start");
 const TABLE_ROW_LIMIT = 1000;
-const CHART_ROW_LIMIT = 5000;
-
-const root = document.getElementById("explore")!;
-const statusEl = document.getElementById("status")!;
-const errorEl = document.getElementById("error")!;
-const presetEl = document.getElementById("preset") as HTMLSelectElement;
-const runBtn = document.getElementById("run") as HTMLButtonElement;
-const downloadBtn = document.getElementById("download") as HTMLButtonElement;
-const copyBtn = document.getElementById("copy-link") as HTMLButtonElement;
-const resultEl = document.getElementById("result")!;
-const summaryEl = document.getElementById("result-summary")!;
-const chartEl = document.getElementById("result-chart")!;
-const tableEl = document.getElementById("result-table")!;
+const $ = (id: string) => document.getElementById(id)!;
+const root = $("explore");
 const presets: Preset[] = JSON.parse(root.dataset.presets!);
 const columnTypes: Record<string, string> = JSON.parse(root.dataset.columns!);
+const comparedRunsSql = root.dataset.comparedRuns!;
 
-type Row = Record<string, unknown>;
-interface Column { name: string; numeric: boolean }
+// ---- start the slow parts at once: wasm (+ worker), data, then the editor and chart modules ----
+const database = openDatabase();
+database.catch(() => undefined); // reported where it is awaited
+const chartModule = import("./explore-chart.ts");
+const editorModule = import("./explore-editor.ts");
+
+const statusEl = $("status");
+const errorEl = $("error");
+const presetEl = $("preset") as HTMLSelectElement;
+const runBtn = $("run") as HTMLButtonElement;
+const downloadBtn = $("download") as HTMLButtonElement;
+const copyBtn = $("copy-link") as HTMLButtonElement;
+const resultEl = $("result");
+const summaryEl = $("result-summary");
+const chartEl = $("result-chart");
+const tableEl = $("result-table");
+
 let lastResult: { columns: Column[]; rows: Row[] } | undefined;
 let conn: duckdb.AsyncDuckDBConnection | undefined;
 let firstResultMarked = false;
@@ -39,20 +48,17 @@ function setState(state: "loading" | "ready" | "running" | "done" | "error") {
   root.dataset.state = state;
 }
 
-const editor = new EditorView({
-  parent: document.getElementById("editor")!,
-  doc: "",
-  extensions: [
-    keymap.of([{ key: "Mod-Enter", run: () => (void runQuery(currentSql()), true) }]),
-    basicSetup,
-    sql({ dialect: PostgreSQL, upperCaseKeywords: true, schema: { results: Object.keys(columnTypes) } }),
-    EditorView.contentAttributes.of({ "aria-labelledby": "editor-label" }),
-    EditorView.lineWrapping,
-  ],
+// The editor: plain text until CodeMirror has loaded.
+let sqlText = "";
+let editor: { get(): string; set(text: string): void } | undefined;
+const editorReady = editorModule.then(({ createEditor }) => {
+  $("editor").replaceChildren();
+  editor = createEditor($("editor"), sqlText, Object.keys(columnTypes), () => void runQuery(currentSql()));
 });
-const currentSql = () => editor.state.doc.toString();
+const currentSql = () => (editor ? editor.get() : sqlText);
 function setSql(text: string) {
-  editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+  sqlText = text;
+  editor?.set(text);
 }
 
 function showError(message: string) {
@@ -61,43 +67,73 @@ function showError(message: string) {
   setState("error");
 }
 
-async function fetchCsv(): Promise<string> {
-  const csvUrl = new URL(root.dataset.csv!, location.href).href;
-  const response = await fetch(csvUrl);
-  if (!response.ok) throw new Error(`could not load ${csvUrl}: HTTP ${response.status}`);
-  return response.text();
+/** The wasm as a same-origin blob URL inflated from its .gz (8 MB instead of 34 on the wire); the plain file if that fails. */
+async function wasmUrl(plain: string): Promise<string> {
+  if (typeof DecompressionStream === "undefined") return plain;
+  try {
+    const r = await fetch(`${plain}.gz`);
+    if (!r.ok || !r.body) return plain;
+    // Some servers (sirv, behind astro preview) send foo.wasm.gz as foo.wasm with Content-Encoding: gzip,
+    // and the browser has already inflated it; others send the gzip bytes as they are.
+    const inflated = /gzip/i.test(r.headers.get("content-encoding") ?? "");
+    const body = inflated ? r.body : r.body.pipeThrough(new DecompressionStream("gzip"));
+    const blob = await new Response(body, { headers: { "content-type": "application/wasm" } }).blob();
+    performance.mark("samebox:wasm-fetched");
+    return URL.createObjectURL(blob.type === "application/wasm" ? blob : new Blob([blob], { type: "application/wasm" }));
+  } catch {
+    return plain;
+  }
 }
 
 async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
-  // The CSV downloads while the wasm engine compiles.
-  const csvText = fetchCsv();
-  csvText.catch(() => undefined); // rejection is reported where it is awaited
+  const csvUrl = new URL(root.dataset.csv!, location.href).href;
+  const csvText = fetch(csvUrl).then((r) => {
+    if (!r.ok) throw new Error(`could not load ${csvUrl}: HTTP ${r.status}`);
+    return r.text();
+  });
+  csvText.catch(() => undefined);
   const bundle = await duckdb.selectBundle({
     mvp: { mainModule: new URL(mvpWasm, location.href).href, mainWorker: new URL(mvpWorker, location.href).href },
     eh: { mainModule: new URL(ehWasm, location.href).href, mainWorker: new URL(ehWorker, location.href).href },
   });
+  const module = wasmUrl(bundle.mainModule);
   const worker = new Worker(bundle.mainWorker!);
   const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
-  await db.instantiate(bundle.mainModule, bundle.pthreadWorker);
+  await db.instantiate(await module, bundle.pthreadWorker);
   performance.mark("samebox:wasm-instantiated");
   await db.open({ query: { castBigIntToDouble: true, castDecimalToDouble: true } });
   const c = await db.connect();
   // Extensions would be downloaded from another origin: never try.
-  await c.query("SET autoinstall_known_extensions = false");
-  await c.query("SET autoload_known_extensions = false");
+  await c.query("SET autoinstall_known_extensions = false; SET autoload_known_extensions = false");
   await db.registerFileText("results.csv", await csvText);
   performance.mark("samebox:csv-fetched");
-  const columns = Object.entries(columnTypes).map(([name, type]) => `'${name}': '${type}'`).join(", ");
-  await c.query(`CREATE TABLE results AS SELECT * FROM read_csv('results.csv', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${columns}})`);
+  await c.query(`CREATE TABLE results AS SELECT * FROM ${readCsv("results.csv")}`);
+  await c.query(comparedRunsSql);
   performance.mark("samebox:table-loaded");
-  const count = await c.query("SELECT count(*) AS n FROM results");
-  statusEl.textContent = `Ready: ${Number(count.toArray()[0].n).toLocaleString("en-US")} records loaded into table results.`;
+  dbHandle = db;
   return c;
+}
+let dbHandle: duckdb.AsyncDuckDB | undefined;
+
+function readCsv(file: string): string {
+  const columns = Object.entries(columnTypes).map(([name, type]) => `'${name}': '${type}'`).join(", ");
+  return `read_csv('${file}', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${columns}})`;
 }
 
 function isNumericType(typeId: number): boolean {
   // Arrow type ids: Int = 2, Float = 3, Decimal = 7.
   return typeId === 2 || typeId === 3 || typeId === 7;
+}
+
+async function query(text: string): Promise<{ columns: Column[]; rows: Row[] }> {
+  const table = await conn!.query(text);
+  const columns: Column[] = table.schema.fields.map((f) => ({ name: f.name, numeric: isNumericType(f.type.typeId) }));
+  const rows: Row[] = table.toArray().map((r) => {
+    const o = r.toJSON() as Row;
+    for (const k of Object.keys(o)) if (typeof o[k] === "bigint") o[k] = Number(o[k]);
+    return o;
+  });
+  return { columns, rows };
 }
 
 async function runQuery(text: string) {
@@ -106,31 +142,26 @@ async function runQuery(text: string) {
   setState("running");
   runBtn.disabled = true;
   statusEl.textContent = "Running…";
-  const url = new URL(location.href);
-  url.searchParams.set("q", text);
-  history.replaceState(null, "", url);
+  setParams({ q: text });
   const started = performance.now();
   try {
-    const table = await conn.query(text);
-    const columns: Column[] = table.schema.fields.map((f) => ({ name: f.name, numeric: isNumericType(f.type.typeId) }));
-    const rows: Row[] = table.toArray().map((r) => {
-      const o = r.toJSON() as Row;
-      for (const k of Object.keys(o)) if (typeof o[k] === "bigint") o[k] = Number(o[k]);
-      return o;
-    });
+    const { columns, rows } = await query(text);
     lastResult = { columns, rows };
     renderTable(columns, rows);
-    renderChart(columns, rows);
     const ms = performance.now() - started;
     summaryEl.textContent = `${rows.length.toLocaleString("en-US")} row${rows.length === 1 ? "" : "s"} in ${ms.toFixed(0)} ms${rows.length > TABLE_ROW_LIMIT ? `; the table shows the first ${TABLE_ROW_LIMIT}, the CSV download has all` : ""}.`;
     resultEl.hidden = false;
+    delete resultEl.dataset.prerendered;
+    $("prerendered-label").hidden = true;
+    (await chartModule).renderChart(chartEl, columns, rows);
     downloadBtn.disabled = false;
-    statusEl.textContent = "Done.";
-    setState("done");
+    statusEl.textContent = `Done. ${loadedSummary}`;
     if (!firstResultMarked) {
       firstResultMarked = true;
       performance.mark("samebox:first-result");
     }
+    await editorReady;
+    setState("done");
   } catch (e) {
     lastResult = undefined;
     downloadBtn.disabled = true;
@@ -141,14 +172,7 @@ async function runQuery(text: string) {
     runBtn.disabled = false;
   }
 }
-
-function formatCell(v: unknown): string {
-  if (v === null || v === undefined) return "";
-  if (typeof v === "number") return Number.isInteger(v) ? v.toLocaleString("en-US") : v.toLocaleString("en-US", { maximumSignificantDigits: 6 });
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
-}
+let loadedSummary = "";
 
 function renderTable(columns: Column[], rows: Row[]) {
   const table = document.createElement("table");
@@ -174,74 +198,6 @@ function renderTable(columns: Column[], rows: Row[]) {
   tableEl.replaceChildren(table);
 }
 
-/** Picks a mark from the result's shape: a series over t → lines; category + number → bars; two numbers → dots; one number → histogram. */
-function renderChart(columns: Column[], rows: Row[]) {
-  const numeric = columns.filter((c) => c.numeric).map((c) => c.name);
-  const categorical = columns.filter((c) => !c.numeric).map((c) => c.name);
-  const data = rows.slice(0, CHART_ROW_LIMIT);
-  let options: Plot.PlotOptions | undefined;
-  let description = "";
-  const xName = numeric.includes("t") ? "t" : undefined;
-  if (data.length === 0) {
-    chartEl.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No chart: the result has no rows." }));
-    return;
-  }
-  if (xName && numeric.length >= 2) {
-    const y = numeric.find((n) => n !== xName)!;
-    const stroke = categorical[0];
-    description = `Line chart of ${y} over ${xName}${stroke ? `, one line per ${stroke}` : ""}.`;
-    options = {
-      y: { grid: true, label: `↑ ${y}` },
-      color: stroke ? { legend: true } : undefined,
-      marks: [Plot.lineY(data, { x: xName, y, stroke: stroke, tip: true }), Plot.ruleY([0])],
-    };
-  } else if (categorical.length >= 1 && numeric.length >= 1) {
-    const [cat1, cat2] = categorical;
-    const x = numeric.find((n) => !["repetitions", "records", "samples", "n"].includes(n)) ?? numeric[0];
-    description = `Bar chart of ${x}${cat2 ? ` by ${cat2}, grouped by ${cat1}` : ` by ${cat1}`}.`;
-    const categories = new Set(data.map((d) => String(d[cat1])));
-    options = cat2
-      ? {
-          marginLeft: 110,
-          marginRight: 150,
-          height: Math.min(1600, 40 + data.length * 20 + categories.size * 10),
-          x: { grid: true, label: `${x} →` },
-          fy: { label: null },
-          y: { label: null },
-          color: { legend: true },
-          marks: [Plot.barX(data, { fy: cat1, y: cat2, x, fill: cat2, tip: true }), Plot.ruleX([0])],
-        }
-      : {
-          marginLeft: 160,
-          height: Math.min(1600, 40 + categories.size * 22),
-          x: { grid: true, label: `${x} →` },
-          y: { label: null },
-          marks: [Plot.barX(data, { y: cat1, x, fill: "#2f6db5", tip: true }), Plot.ruleX([0])],
-        };
-  } else if (numeric.length >= 2) {
-    description = `Scatter plot of ${numeric[1]} against ${numeric[0]}.`;
-    options = { grid: true, marks: [Plot.dot(data, { x: numeric[0], y: numeric[1], tip: true })] };
-  } else if (numeric.length === 1) {
-    description = `Histogram of ${numeric[0]}.`;
-    options = { y: { grid: true }, marks: [Plot.rectY(data, Plot.binX({ y: "count" }, { x: numeric[0] })), Plot.ruleY([0])] };
-  }
-  if (!options) {
-    chartEl.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No chart: the result has no numeric column." }));
-    return;
-  }
-  const node = Plot.plot({ width: Math.min(900, chartEl.clientWidth || 800), ...options, ariaLabel: "Chart of the query result", ariaDescription: description });
-  const svg = node.tagName.toLowerCase() === "svg" ? node : node.querySelector(":scope > svg");
-  if (svg) {
-    const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
-    title.textContent = `Chart of the query result: ${description}`;
-    svg.insertBefore(title, svg.firstChild);
-    svg.setAttribute("role", "img");
-  }
-  const caption = document.createElement("figcaption");
-  caption.textContent = `${description}${rows.length > CHART_ROW_LIMIT ? ` First ${CHART_ROW_LIMIT} rows.` : ""} The mark is chosen from the result's columns.`;
-  chartEl.replaceChildren(node, caption);
-}
-
 function downloadCsv() {
   if (!lastResult) return;
   const text = csvFormat(lastResult.rows.map((r) => Object.fromEntries(lastResult!.columns.map((c) => [c.name, r[c.name] === null || r[c.name] === undefined ? "" : String(r[c.name])]))), lastResult.columns.map((c) => c.name));
@@ -255,6 +211,184 @@ function downloadCsv() {
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
 
+/** Sets (or, with null, removes) URL parameters without a navigation; other parameters are kept. */
+function setParams(params: Record<string, string | null>) {
+  const u = new URL(location.href);
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null) u.searchParams.delete(k);
+    else u.searchParams.set(k, v);
+  }
+  history.replaceState(null, "", u);
+}
+
+// ---- the reader's own run --------------------------------------------------------------------
+const yoursInput = $("yours-file") as HTMLInputElement;
+const yoursDrop = $("yours-drop");
+const yoursStatus = $("yours-status");
+const yoursError = $("yours-error");
+let yoursCount = 0;
+
+async function loadYours(file: File) {
+  yoursError.hidden = true;
+  yoursStatus.textContent = `Checking ${file.name}…`;
+  root.dataset.yours = "checking";
+  try {
+    const { parseRecordFile, MAX_FILE_BYTES, RecordFileError } = await import("../lib/record-check.ts");
+    if (file.size > MAX_FILE_BYTES) throw new RecordFileError(`${file.name}: ${file.size} bytes, more than the ${MAX_FILE_BYTES} Explore reads; drop one run's records file`);
+    let rows;
+    try {
+      rows = parseRecordFile(file.name, await file.text());
+    } catch (e) {
+      if (e instanceof RecordFileError) throw e;
+      throw new RecordFileError(`${file.name}: could not be read (${(e as Error).message}); drop records.csv or records.jsonl from a data/runs/<run-id>/ folder`);
+    }
+    const c = await database;
+    const name = `yours-${++yoursCount}.csv`;
+    const marked = rows.map((r) => ({ ...r, source: "yours", system: `${r.system} (yours)`, t: r.t ?? "" }));
+    await dbHandle!.registerFileText(name, csvFormat(marked as unknown as Record<string, string>[], Object.keys(columnTypes)));
+    await c.query(`INSERT INTO results SELECT * FROM ${readCsv(name)}`);
+    await c.query(`INSERT INTO compared_runs SELECT DISTINCT run_id, study FROM results WHERE source = 'yours' EXCEPT SELECT run_id, study FROM compared_runs`);
+    const runsIn = [...new Set(rows.map((r) => r.run_id))].join(", ");
+    yoursStatus.textContent = `Loaded ${rows.length.toLocaleString("en-US")} records of run ${runsIn} from ${file.name} (checked here; nothing was uploaded). They are rows with source 'yours' and system '<system> (yours)', and every preset shows them beside ours.`;
+    loadedSummary = `Your run ${runsIn} is loaded beside ours.`;
+    root.dataset.yours = "loaded";
+    await refreshScoreData();
+    if (conn) await runQuery(currentSql());
+  } catch (e) {
+    yoursError.hidden = false;
+    yoursError.textContent = (e as Error).message;
+    yoursStatus.textContent = "Your file was not loaded.";
+    root.dataset.yours = "error";
+  }
+}
+yoursInput.addEventListener("change", () => {
+  const f = yoursInput.files?.[0];
+  if (f) void loadYours(f);
+  yoursInput.value = "";
+});
+yoursDrop.addEventListener("dragover", (e) => {
+  e.preventDefault();
+  yoursDrop.classList.add("over");
+});
+yoursDrop.addEventListener("dragleave", () => yoursDrop.classList.remove("over"));
+yoursDrop.addEventListener("drop", (e) => {
+  e.preventDefault();
+  yoursDrop.classList.remove("over");
+  const f = e.dataTransfer?.files?.[0];
+  if (f) void loadYours(f);
+});
+
+// ---- the tunable relative score ---------------------------------------------------------------
+let scoreRows: ScoreInput[] = [];
+const scoreForm = $("score-form") as HTMLFormElement;
+const scoreMetric = $("score-metric") as HTMLSelectElement;
+
+const csvParam = (name: string): string[] | undefined => {
+  const v = new URL(location.href).searchParams.get(name);
+  return v === null ? undefined : v.split(",").filter(Boolean);
+};
+
+async function refreshScoreData() {
+  const c = await database;
+  const { rows } = await (async () => {
+    const t = await c.query(`SELECT workload, system, metric, any_value(unit) AS unit, median(value) AS value
+      FROM results WHERE run_id IN (SELECT run_id FROM compared_runs) AND t IS NULL AND source <> 'published'
+      GROUP BY workload, system, metric ORDER BY workload, system, metric`);
+    return { rows: t.toArray().map((r) => r.toJSON() as unknown as ScoreInput) };
+  })();
+  scoreRows = rows.map((r) => ({ ...r, value: Number(r.value) }));
+  buildScoreControls();
+}
+
+function checkboxes(containerId: string, name: string, values: string[], checked: Set<string>) {
+  const box = $(containerId);
+  box.replaceChildren(
+    ...values.map((v) => {
+      const label = document.createElement("label");
+      const input = Object.assign(document.createElement("input"), { type: "checkbox", name, value: v, checked: checked.has(v) });
+      label.append(input, ` ${v}`);
+      return label;
+    }),
+  );
+}
+
+function selection(): ScoreSelection {
+  const picked = (name: string) => [...scoreForm.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
+  return { metric: scoreMetric.value, systems: picked("sys"), workloads: picked("wl") };
+}
+
+function buildScoreControls() {
+  const metrics = [...new Set(scoreRows.map((r) => r.metric))].sort();
+  const urlMetric = new URL(location.href).searchParams.get("metric");
+  const metric = urlMetric && metrics.includes(urlMetric) ? urlMetric : metrics.includes(scoreMetric.value) ? scoreMetric.value : (["tps", "time_median", "throughput", "qps"].find((m) => metrics.includes(m)) ?? metrics[0]);
+  scoreMetric.replaceChildren(...metrics.map((m) => Object.assign(document.createElement("option"), { value: m, textContent: m, selected: m === metric })));
+  fillScoreChoices(metric, true);
+}
+
+/** Systems and workloads that have the metric; checked = the URL's choice (when given) plus any new '(yours)' system. */
+function fillScoreChoices(metric: string, fromUrl: boolean) {
+  const rows = scoreRows.filter((r) => r.metric === metric);
+  const systems = [...new Set(rows.map((r) => r.system))].sort();
+  const workloads = [...new Set(rows.map((r) => r.workload))].sort();
+  const urlSys = fromUrl ? csvParam("sys") : undefined;
+  const urlWl = fromUrl ? csvParam("wl") : undefined;
+  const prev = fromUrl ? undefined : selection();
+  const sysChecked = new Set(urlSys ? [...urlSys, ...systems.filter((s) => s.endsWith(" (yours)") && !urlSys.includes(s))] : (prev?.systems.length ? prev.systems : systems));
+  checkboxes("score-systems", "sys", systems, sysChecked);
+  checkboxes("score-workloads", "wl", workloads, new Set(urlWl ?? workloads));
+  renderScore(false);
+}
+
+function renderScore(updateUrl: boolean) {
+  const sel = selection();
+  const { scores, unit, workloads } = relativeScores(scoreRows, sel);
+  if (updateUrl) setParams({ metric: sel.metric, sys: sel.systems.join(","), wl: sel.workloads.join(",") });
+  $("score-formula").textContent = formulaText(sel.metric, unit);
+  const out = $("score-result");
+  if (!sel.systems.length || !workloads.length) {
+    out.replaceChildren(Object.assign(document.createElement("p"), { textContent: "Pick at least one system and one workload that has this metric." }));
+    out.dataset.scores = "";
+    return;
+  }
+  const table = document.createElement("table");
+  table.id = "score-table";
+  table.createCaption().textContent = `Relative score on ${sel.metric} over ${workloads.length} workload${workloads.length === 1 ? "" : "s"} (1 = best on every selected workload)`;
+  const head = table.createTHead().insertRow();
+  for (const [h, num] of [["rank", true], ["system", false], ["score", true], ["workloads measured", true], [`missing (counted as ${MISSING_RATIO}×)`, true]] as const) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.textContent = h;
+    if (num) th.className = "num";
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  scores.forEach((s, i) => {
+    const tr = body.insertRow();
+    tr.dataset.system = s.system;
+    tr.dataset.score = String(s.score);
+    for (const [v, num] of [[String(i + 1), true], [s.system, false], [`${s.score.toFixed(3)}×`, true], [String(s.measured), true], [String(s.missing), true]] as const) {
+      const td = tr.insertCell();
+      td.textContent = v;
+      if (num) td.className = "num";
+    }
+  });
+  const wrap = document.createElement("div");
+  wrap.className = "table-wrap";
+  wrap.append(table);
+  out.replaceChildren(wrap);
+  out.dataset.scores = JSON.stringify(Object.fromEntries(scores.map((s) => [s.system, s.score])));
+}
+scoreForm.addEventListener("change", (e) => {
+  if (e.target === scoreMetric) {
+    fillScoreChoices(scoreMetric.value, false);
+    // A new metric has other workloads: select all of them.
+    for (const i of scoreForm.querySelectorAll<HTMLInputElement>("input[name=wl]")) i.checked = true;
+  }
+  renderScore(true);
+});
+scoreForm.addEventListener("submit", (e) => e.preventDefault());
+
+// ---- wiring -------------------------------------------------------------------------------------
 presetEl.addEventListener("change", () => {
   const p = presets.find((x) => x.id === presetEl.value);
   if (p) {
@@ -262,7 +396,7 @@ presetEl.addEventListener("change", () => {
     void runQuery(p.sql);
   }
 });
-document.getElementById("query-form")!.addEventListener("submit", (e) => {
+$("query-form").addEventListener("submit", (e) => {
   e.preventDefault();
   void runQuery(currentSql());
 });
@@ -276,20 +410,27 @@ copyBtn.addEventListener("click", async () => {
   }
 });
 
-// Start: the query from the URL if there is one, else the first preset.
+// Start: the query from the URL if there is one, else the first preset (whose build-time rendering is on the page).
 const fromUrl = new URL(location.href).searchParams.get("q");
-if (fromUrl) setSql(fromUrl);
-else {
+if (fromUrl) {
+  setSql(fromUrl);
+  // The build-time rendering is of the default preset, not of this query.
+  resultEl.hidden = true;
+} else {
   presetEl.value = presets[0].id;
   setSql(presets[0].sql);
 }
-openDatabase()
-  .then((c) => {
+database
+  .then(async (c) => {
     conn = c;
+    const count = await c.query("SELECT count(*) AS n FROM results");
+    loadedSummary = `${Number(count.toArray()[0].n).toLocaleString("en-US")} records in table results.`;
     runBtn.disabled = false;
     copyBtn.disabled = false;
     setState("ready");
-    return runQuery(currentSql());
+    await runQuery(currentSql());
+    await refreshScoreData();
+    $("score").dataset.state = "ready";
   })
   .catch((e) => {
     statusEl.textContent = "DuckDB could not start.";
