@@ -66,6 +66,7 @@ for (const t of TOOLS) {
   toolErr[t] = {};
   for (const c of CLASSES) toolErr[t][c] = new Counter(`tool_err_${t}_${c}`);
 }
+const allToolMs = new Trend('tool_ms_all', true); // every tool's samples in one distribution
 const listMs = new Trend('tools_list_ms', true);
 const initMs = new Trend('initialize_ms', true);
 
@@ -193,7 +194,7 @@ export default function (data) {
     if (t >= WARMUP_S && !fail) seedToolMs.add(out.ms);
     if (!inWindow) continue;
     if (fail) toolErr[tool.name][fail.cls].add(1);
-    else { toolOk[tool.name].add(1); toolMs[tool.name].add(out.ms); }
+    else { toolOk[tool.name].add(1); toolMs[tool.name].add(out.ms); allToolMs.add(out.ms); }
   }
   const t = (Date.now() - data.startMs) / 1000;
   const inWindow = t >= WARMUP_S && t < STEADY_END_S;
@@ -240,6 +241,7 @@ export function handleSummary(data) {
     window_s: windowS,
     calls: ok + errs, ok, errors: { total: errs, by_class: errorsByClass },
     throughput_per_s: ok / windowS,
+    latency_ms: trend(data.metrics.tool_ms_all),
     requests_per_s: count(data, 'steady_mcp_requests') / windowS,
     iterations: count(data, 'steady_iterations'),
     tools,

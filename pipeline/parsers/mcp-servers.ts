@@ -1,0 +1,175 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ParseError } from "../lib/errors.ts";
+import type { Measurement, Unit } from "../lib/records.ts";
+
+// The mcp-servers study (seed 003), bench-scripts/studies/mcp-servers/run. stdout is one JSON report,
+// either mcp-load's (tool "mcp-load", --mix tools.json: per-tool figures in "tools", whole_run = the
+// seed's way of counting) or the study's k6 script's (tool "k6-seed003", k6/seed-003.js: steady-state
+// figures, per-tool Trends, seed_way = all MCP requests over the whole run). Both report tool calls in
+// the measured window: calls, ok, errors by class, throughput_per_s, merged latency_ms, tools[].
+// The run verb also leaves in the cell folder
+//   resources.json  measure.py: CPU seconds of the server tree, Redis, the api-service and the load
+//                   generator, and the server's RSS avg/peak, over the tool's own measured window
+//   open-loop-rate.json  open loop only: {closed_loop_peak, fraction, rate}
+//   faults.json     {server_alive_after_run}
+
+export const ERROR_CLASSES = ["http", "jsonrpc", "is_error", "failed_check", "timeout", "transport", "protocol"] as const;
+export const TOOLS = ["search_products", "get_user_cart", "checkout"] as const;
+const LATENCY_KEYS = ["p50", "p90", "p95", "p99", "p999", "max", "mean"] as const;
+
+type Latency = Record<(typeof LATENCY_KEYS)[number], number> & { count?: number };
+interface ToolPart {
+  name: string;
+  calls: number;
+  ok: number;
+  errors: { total: number; by_class?: Record<string, number> };
+  throughput_per_s: number;
+  latency_ms: Latency | null;
+}
+interface Report {
+  tool: "mcp-load" | "k6-seed003";
+  calls: number;
+  ok: number;
+  errors: { total: number; by_class?: Record<string, number> };
+  throughput_per_s: number;
+  latency_ms: Latency | null;
+  tools?: ToolPart[];
+  whole_run?: { calls: number; wall_s: number; rate_per_s: number };
+  seed_way?: { mcp_requests: number; run_s: number; rps: number; latency_ms: Latency | null };
+  requests_per_s?: number;
+  open_loop?: { intended: number; sent: number; dropped: number; late: number };
+  rate?: number | null;
+}
+interface Resources {
+  window?: { seconds: number };
+  error?: string;
+  server?: { cpu_s: number; rss_avg_mib?: number; rss_peak_mib?: number; processes?: number };
+  redis?: { cpu_s: number };
+  api_service?: { cpu_s: number };
+  loadgen?: { cpu_s: number };
+}
+
+const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+
+function parseJson(text: string, what: string): unknown {
+  const start = text.indexOf("{");
+  if (start < 0) throw new ParseError(`${what} has no JSON object`);
+  try {
+    return JSON.parse(text.slice(start));
+  } catch (e) {
+    throw new ParseError(`${what} is not one JSON document: ${(e as Error).message}`);
+  }
+}
+
+function checkLatency(l: unknown, what: string): Latency | null {
+  if (l === null || l === undefined) return null;
+  if (typeof l !== "object") throw new ParseError(`${what} must be an object or null`);
+  for (const k of LATENCY_KEYS) if (!isNum((l as Record<string, unknown>)[k])) throw new ParseError(`${what}.${k} is missing or not a number`);
+  return l as Latency;
+}
+
+function report(doc: unknown): Report {
+  const r = doc as Report;
+  if (!r || typeof r !== "object" || (r.tool !== "mcp-load" && r.tool !== "k6-seed003")) {
+    throw new ParseError(`expected an mcp-load or k6-seed003 report (field tool), got ${JSON.stringify((r as { tool?: unknown })?.tool)}`);
+  }
+  for (const k of ["calls", "ok", "throughput_per_s"] as const) if (!isNum(r[k])) throw new ParseError(`${r.tool} report: '${k}' is missing or not a number`);
+  if (!r.errors || !isNum(r.errors.total)) throw new ParseError(`${r.tool} report: 'errors.total' is missing or not a number`);
+  r.latency_ms = checkLatency(r.latency_ms, `${r.tool} report: latency_ms`);
+  if (!Array.isArray(r.tools) || r.tools.length === 0) throw new ParseError(`${r.tool} report: 'tools' (per-tool figures) is missing: was mcp-load run with --mix?`);
+  for (const t of r.tools) {
+    if (!TOOLS.includes(t.name as (typeof TOOLS)[number])) throw new ParseError(`${r.tool} report: unknown tool '${t.name}' (valid: ${TOOLS.join(", ")})`);
+    if (!isNum(t.calls) || !isNum(t.ok) || !isNum(t.throughput_per_s)) throw new ParseError(`${r.tool} report: tools[${t.name}] lacks calls/ok/throughput_per_s`);
+    t.latency_ms = checkLatency(t.latency_ms, `${r.tool} report: tools[${t.name}].latency_ms`);
+  }
+  return r;
+}
+
+// The seed's "p99" was the count-weighted average of the tools' p99s (not a percentile of the
+// merged distribution); computed here from the same per-tool figures to show the difference.
+function averagedPercentile(tools: ToolPart[], key: "p95" | "p99"): number | null {
+  let n = 0;
+  let sum = 0;
+  for (const t of tools) {
+    if (!t.latency_ms || t.ok === 0) continue;
+    n += t.ok;
+    sum += t.ok * t.latency_ms[key];
+  }
+  return n > 0 ? sum / n : null;
+}
+
+export function parseCell(stdout: string, cellDir?: string): Measurement[] {
+  const r = report(parseJson(stdout, "mcp-servers cell output"));
+  const out: Measurement[] = [];
+  const add = (metric: string, value: number, unit: Unit) => out.push({ metric, value: round(value), unit, t: null });
+
+  add("throughput", r.throughput_per_s, "calls/s");
+  add("calls", r.calls, "count");
+  add("errors", r.errors.total, "count");
+  for (const c of ERROR_CLASSES) add(`errors_${c}`, r.errors.by_class?.[c] ?? 0, "count");
+  if (r.latency_ms) for (const k of LATENCY_KEYS) add(`latency_${k}`, r.latency_ms[k], "ms");
+  for (const t of r.tools!) {
+    add(`${t.name}_throughput`, t.throughput_per_s, "calls/s");
+    add(`${t.name}_errors`, t.errors?.total ?? 0, "count");
+    if (t.latency_ms) for (const k of LATENCY_KEYS) add(`${t.name}_latency_${k}`, t.latency_ms[k], "ms");
+  }
+  for (const key of ["p95", "p99"] as const) {
+    const v = averagedPercentile(r.tools!, key);
+    if (v !== null) add(`seed_averaged_${key}`, v, "ms");
+  }
+  // The seed's way of counting: everything over the whole run, warm-up and ramps included.
+  if (r.tool === "mcp-load" && r.whole_run && isNum(r.whole_run.rate_per_s)) add("seed_way_rps", r.whole_run.rate_per_s, "calls/s");
+  if (r.tool === "k6-seed003" && r.seed_way && isNum(r.seed_way.rps)) {
+    add("seed_way_rps", r.seed_way.rps, "calls/s");
+    const sl = checkLatency(r.seed_way.latency_ms, "k6-seed003 report: seed_way.latency_ms");
+    if (sl) add("seed_way_latency_mean", sl.mean, "ms");
+  }
+  if (r.tool === "k6-seed003" && isNum(r.requests_per_s)) add("requests_per_s", r.requests_per_s, "calls/s");
+  if (r.open_loop) {
+    if (isNum(r.rate)) add("offered_rate", r.rate, "calls/s");
+    add("open_loop_dropped", r.open_loop.dropped, "count");
+    add("open_loop_late", r.open_loop.late, "count");
+  }
+
+  if (!cellDir) return out;
+  const resFile = path.join(cellDir, "resources.json");
+  if (existsSync(resFile)) {
+    const res = parseJson(readFileSync(resFile, "utf8"), "resources.json") as Resources;
+    if (!res.error && res.window && isNum(res.window.seconds) && res.window.seconds > 0) {
+      const perK = (cpu: number | undefined) => (isNum(cpu) && r.calls > 0 ? (cpu / r.calls) * 1000 : null);
+      const parts: [string, number | undefined][] = [
+        ["server", res.server?.cpu_s],
+        ["redis", res.redis?.cpu_s],
+        ["api", res.api_service?.cpu_s],
+        ["loadgen", res.loadgen?.cpu_s],
+      ];
+      for (const [name, cpu] of parts) {
+        const v = perK(cpu);
+        if (v !== null) add(`${name}_cpu_per_1k_calls`, v, "s");
+      }
+      if (isNum(res.server?.cpu_s)) add("server_cpu_util", (100 * res.server.cpu_s) / res.window.seconds, "%");
+      if (isNum(res.loadgen?.cpu_s)) add("loadgen_cpu_util", (100 * res.loadgen.cpu_s) / res.window.seconds, "%");
+      if (isNum(res.loadgen?.cpu_s) && r.calls > 0) add("loadgen_cpu_per_call", (res.loadgen.cpu_s / r.calls) * 1e6, "us");
+      if (isNum(res.server?.rss_avg_mib)) add("server_rss_avg", res.server.rss_avg_mib, "MiB");
+      if (isNum(res.server?.rss_peak_mib)) add("server_rss_peak", res.server.rss_peak_mib, "MiB");
+      if (isNum(res.server?.processes)) add("server_processes", res.server.processes, "count");
+    }
+  }
+  const rateFile = path.join(cellDir, "open-loop-rate.json");
+  if (existsSync(rateFile)) {
+    const o = parseJson(readFileSync(rateFile, "utf8"), "open-loop-rate.json") as { fraction?: number; closed_loop_peak?: number };
+    if (isNum(o.fraction)) add("open_loop_fraction", o.fraction, "ratio");
+  }
+  const faultsFile = path.join(cellDir, "faults.json");
+  if (existsSync(faultsFile)) {
+    const f = parseJson(readFileSync(faultsFile, "utf8"), "faults.json") as Record<string, unknown>;
+    if (f.server_alive_after_run === false) add("server_crashed", 1, "count");
+  }
+  return out;
+}
+
+export function parse(ctx: { cellDir: string; stdout: string }): Measurement[] {
+  return parseCell(ctx.stdout, ctx.cellDir);
+}
