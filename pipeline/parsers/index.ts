@@ -6,6 +6,8 @@ import * as hyperfine from "./hyperfine.ts";
 import * as pgwireTp from "./pgwire-tp.ts";
 import * as mcpLoad from "./mcp-load.ts";
 import * as k6 from "./k6.ts";
+import * as reserva from "./reserva.ts";
+import * as mcpServers from "./mcp-servers.ts";
 
 export interface ParseContext {
   cellDir: string;
@@ -22,6 +24,8 @@ export const parsers: Record<string, Parser> = {
   "pgwire-tp": pgwireTp.parse,
   "mcp-load": mcpLoad.parse,
   k6: k6.parse,
+  reserva: reserva.parse,
+  "mcp-servers": mcpServers.parse,
 };
 
 export function parserFor(tool: string): Parser {
