@@ -129,3 +129,51 @@ deps_reseed() {
   redis_ok || die "redis is not running on port $SAMEBOX_REDIS_PORT: run deps start first"
   "$MCPS_BIN/seeder" --url "$REDIS_URL" >&2 || die "seeding redis failed"
 }
+
+# mcps_apply_limits CELL_DIR PID...: the seed's per-server limits (2 CPUs, 2 GB) when the profile
+# sets SAMEBOX_MCP_CPUS / SAMEBOX_MCP_MEMORY_MAX (full profile): cgroup v2 (cpu.max, memory.max;
+# the server tree moved into /sys/fs/cgroup/samebox-mcp) where the machine has it, else CPU
+# affinity with taskset (no memory limit: said in the record). Writes CELL_DIR/limits.json.
+mcps_apply_limits() {
+  local cell="$1"; shift
+  local cpus="${SAMEBOX_MCP_CPUS:-}" mem="${SAMEBOX_MCP_MEMORY_MAX:-}" method="none" p tree
+  if [[ -z "$cpus$mem" ]]; then printf '{"method": "none"}\n' > "$cell/limits.json"; return 0; fi
+  [[ -z "$cpus" || "$cpus" =~ ^[1-9][0-9]*$ ]] || die "SAMEBOX_MCP_CPUS='$cpus' is not valid (valid: a whole number of CPUs, e.g. 2)"
+  [[ -z "$mem" || "$mem" =~ ^[1-9][0-9]*[KMG]$ ]] || die "SAMEBOX_MCP_MEMORY_MAX='$mem' is not valid (valid: e.g. 2G, 512M)"
+  # The whole tree: children and threads already running (workers forked later inherit both).
+  tree="$(python3 - "$@" <<'PY'
+import os, sys
+roots = {int(p) for p in sys.argv[1:]}
+parent = {}
+for d in os.listdir("/proc"):
+    if d.isdigit():
+        try:
+            s = open(f"/proc/{d}/stat").read()
+            parent[int(d)] = int(s[s.rindex(")") + 2:].split()[1])
+        except OSError:
+            pass
+tree, grew = set(roots), True
+while grew:
+    grew = False
+    for p, pp in parent.items():
+        if p not in tree and pp in tree:
+            tree.add(p); grew = True
+print(" ".join(map(str, sorted(tree))))
+PY
+)"
+  if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then
+    local cg=/sys/fs/cgroup/samebox-mcp
+    mkdir -p "$cg"
+    echo "+cpu +memory" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+    [[ -n "$cpus" ]] && echo "$(( cpus * 100000 )) 100000" > "$cg/cpu.max"
+    [[ -n "$mem" ]] && echo "$mem" > "$cg/memory.max"
+    for p in $tree; do echo "$p" > "$cg/cgroup.procs" 2>/dev/null || true; done
+    method="cgroup-v2"
+  elif [[ -n "$cpus" ]]; then
+    for p in $tree; do taskset -a -p -c "0-$(( cpus - 1 ))" "$p" >/dev/null 2>&1 || true; done
+    method="taskset"
+    [[ -n "$mem" ]] && log "warning: no cgroup v2 here: the memory limit $mem is not applied (CPU affinity only)"
+  fi
+  printf '{"method": "%s", "cpus": "%s", "memory_max": "%s", "memory_applied": %s}\n' "$method" "$cpus" "$mem" \
+    "$([[ "$method" == cgroup-v2 && -n "$mem" ]] && echo true || echo false)" > "$cell/limits.json"
+}
