@@ -34,15 +34,20 @@ public final class FutureBackend implements AutoCloseable {
   public FutureBackend(BenchSettings settings) {
     this.logic = new ToolLogic(settings.serverType());
     this.api = settings.apiServiceUrl();
-    RedisURI uri = RedisURI.create(settings.redisUrl());
-    uri.setTimeout(TIMEOUT);
-    this.redisClient = RedisClient.create(uri);
+    this.redisClient = redisClient(settings);
     this.connection = redisClient.connect();
     this.redis = connection.async();
     this.http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(TIMEOUT)
         .build();
+  }
+
+  /** A Lettuce client for REDIS_URL with the tools' 10 s command timeout (shared with WebFlux). */
+  public static RedisClient redisClient(BenchSettings settings) {
+    RedisURI uri = RedisURI.create(settings.redisUrl());
+    uri.setTimeout(TIMEOUT);
+    return RedisClient.create(uri);
   }
 
   public ToolLogic logic() {
