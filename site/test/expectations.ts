@@ -44,11 +44,30 @@ const studiesRaw = JSON.parse(readFileSync(path.join(siteDir, "src/generated/stu
 export const studies: Array<{ name: string; seed: string; systems: string[]; workloads: Array<{ name: string; tool: string; systems: string[]; unsupported?: Record<string, string>; query?: string }> }> = Array.isArray(studiesRaw) ? studiesRaw : studiesRaw.studies;
 export { med as median };
 
-/** The run a study page features: newest complete run with measured records of the study, preferring a non-ci profile. */
+/** Workloads that do not exercise the systems (uses_server: false, e.g. the MCP client ceiling): a run with only their records did not measure the study. */
+function calibrationWorkloads(study: string): Set<string> {
+  const def = studies.find((s) => s.name === study) as { workloads: Array<{ name: string; uses_server?: boolean }> } | undefined;
+  return new Set((def?.workloads ?? []).filter((w) => w.uses_server === false).map((w) => w.name));
+}
+function runsMeasuring(study: string): Set<string> {
+  const cal = calibrationWorkloads(study);
+  return new Set(records.filter((r) => r.source === "measured" && r.study === study && !cal.has(r.workload)).map((r) => r.run_id));
+}
+
+/** The run a study page features: newest complete run with measured records of the study from workloads that exercise its systems, preferring a non-ci profile. */
 export function featuredRunOf(study: string): Manifest | undefined {
-  const withData = new Set(records.filter((r) => r.source === "measured" && r.study === study).map((r) => r.run_id));
+  const withData = runsMeasuring(study);
   const sorted = manifests.filter((m) => withData.has(m.run_id) && m.status !== "running").sort((a, b) => b.started_at.localeCompare(a.started_at));
   return sorted.find((m) => m.profile !== "ci") ?? sorted[0];
+}
+
+/** Runs newer than the featured one (all, when none) with cells of the study that did not measure it: the page must name each. */
+export function newerUnmeasuredOf(study: string): Manifest[] {
+  const featured = featuredRunOf(study);
+  const measured = runsMeasuring(study);
+  const cal = calibrationWorkloads(study);
+  return manifests.filter((m) => m.run_id !== featured?.run_id && (!featured || m.started_at > featured.started_at)
+    && !(measured.has(m.run_id) && m.status !== "running") && m.cells.some((c) => c.study === study && !cal.has(c.workload)));
 }
 
 /** Number formatting as the pages print it (format.ts num): integers with separators from 100, else 3 significant digits. */

@@ -5,7 +5,9 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, recordedContext, base, type Preview, type Recorder } from "./harness.ts";
-import { records, runs, leaders, featuredRunId, featuredRunOf, studies } from "./expectations.ts";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { records, runs, leaders, featuredRunId, featuredRunOf, newerUnmeasuredOf, studies, siteDir } from "./expectations.ts";
 
 let preview: Preview;
 let browser: Browser;
@@ -28,7 +30,7 @@ before(async () => {
     const resp = await page.goto(u, { waitUntil: "load", timeout: 60_000 });
     assert.equal(resp?.status(), 200, `${u} answered ${resp?.status()}`);
     if (u.includes("/explore/")) await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""), null, { timeout: 120_000 });
-    const scripts = rec.requests.slice(before).filter((r) => /\.(m?js|wasm)(\?|$)/.test(r));
+    const scripts = rec.requests.slice(before).filter((r) => /\.(m?js|wasm)(\.gz)?(\?|$)/.test(r));
     visited.set(u, { title: await page.title(), scripts, text: await page.locator("main").innerText() });
     const links = await page.$$eval("a[href]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
     for (const l of links) {
@@ -97,7 +99,7 @@ test("nothing is requested from another origin", () => {
 test("analysis pages load no JavaScript or wasm; Explore does", () => {
   for (const [u, v] of visited) {
     if (u.includes("/explore/")) {
-      assert.ok(v.scripts.some((s) => s.endsWith(".wasm")), "Explore loaded no wasm");
+      assert.ok(v.scripts.some((s) => /\.wasm(\.gz)?$/.test(s)), "Explore loaded no wasm");
     } else {
       assert.deepEqual(v.scripts, [], `${u} loaded scripts`);
     }
@@ -198,4 +200,45 @@ test("the methodology page goes through the fair-benchmarking checklist", () => 
   assert.match(page.text, /Raasveldt/);
   for (const item of ["Hardware configuration is reported", "Cold runs flush OS and CPU caches", "Robust metrics are reported", "Several runs reduce interference"]) assert.ok(page.text.includes(item), item);
   assert.match(page.text, /MySQL, SQL Server and pgvector are measured only on the cloud box/);
+});
+
+test("a study page features the newest run that measured it and names every newer run that could not", () => {
+  for (const st of studies) {
+    const page = visited.get(`${preview.root}studies/${st.name}/`);
+    if (!page) continue;
+    const featured = featuredRunOf(st.name);
+    if (featured) assert.ok(page.text.includes(featured.run_id), `${st.name}: page does not name its featured run ${featured.run_id}`);
+    const newer = newerUnmeasuredOf(st.name);
+    if (newer.length === 0) {
+      assert.doesNotMatch(page.text, /newer runs? could not measure this study/, `${st.name}: no newer unmeasured run, yet the page says so`);
+      continue;
+    }
+    assert.match(page.text, new RegExp(`${newer.length} newer runs? could not measure this study`), `${st.name}: the note on newer runs is missing`);
+    for (const m of newer) assert.ok(page.text.includes(m.run_id), `${st.name}: newer run ${m.run_id} that could not measure it is not named`);
+  }
+});
+
+test("run pages link each cell's raw output and log where publish copied them", () => {
+  let linked = 0;
+  for (const m of runs) {
+    const page = visited.get(`${preview.root}runs/${m.run_id}/`)!;
+    const published = m.cells.filter((c) => existsSync(path.join(siteDir, "public", "data", "runs", m.run_id, "cells", c.id, "stdout.txt")));
+    if (published.length) assert.match(page.text, /\boutput\b/, `${m.run_id}: published raw output is not linked`);
+    linked += published.length;
+  }
+  // the crawl fetched every /data/ link and required 200, so every linked file exists
+  if (records.some((r) => r.source === "measured") && existsSync(path.join(siteDir, "public", "data", "runs"))) assert.ok(linked > 0, "raw files were published but no run page links one");
+});
+
+test("the decision table states each pick's 95 % interval (or range below 2 repetitions) and calls overlapping intervals within noise", () => {
+  for (const st of studies) {
+    const page = visited.get(`${preview.root}studies/${st.name}/`);
+    if (!page) continue;
+    const rows = page.text.split("\n").filter((l) => / \(n=\d+, /.test(l));
+    for (const row of rows) {
+      const n = Number(row.match(/\(n=(\d+), /)![1]);
+      assert.match(row, n >= 2 ? /\(n=\d+, 95 % CI / : /\(n=\d+, range /, `${st.name}: ${row}`);
+      if (/not clear/i.test(row) && / vs /.test(row)) assert.match(row, /within (run-to-run )?noise/, `${st.name}: an unclear pick must say it is within noise: ${row}`);
+    }
+  }
 });

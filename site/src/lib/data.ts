@@ -109,6 +109,11 @@ function siteDir(): string {
   return process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site");
 }
 
+/** Whether `samebox publish` copied this file (path relative to the site root, e.g. data/runs/<id>/cells/<cell>/stdout.txt) into public/. */
+export function publishedFileExists(rel: string): boolean {
+  return rel !== "" && !rel.includes("..") && existsSync(path.join(siteDir(), "public", rel));
+}
+
 function readGenerated(name: string): unknown {
   const file = path.join(siteDir(), "src", "generated", name);
   if (!existsSync(file)) {

@@ -1,8 +1,8 @@
 // Aggregation of records into per-cell statistics (median and min–max over repetitions) and the
 // comparisons the pages state in words. Pages never print a number that is not derived here from records.
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { interval95, type Interval95 } from "../../../pipeline/lib/stats.ts";
-export { interval95, beyondNoise, type Interval95 } from "../../../pipeline/lib/stats.ts";
+import { interval95, beyondNoise, perRepetition, type Interval95 } from "../../../pipeline/lib/stats.ts";
+export { interval95, beyondNoise, perRepetition, relativeHalfWidth, type Interval95 } from "../../../pipeline/lib/stats.ts";
 
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -26,7 +26,7 @@ export interface CellStat {
   min: number;
   max: number;
   values: number[];
-  /** 95 % Student-t interval of the mean over repetitions (method "none" below 2 repetitions) */
+  /** 95 % Student-t interval of the mean over repetitions, one value per repetition (method "none" below 2 repetitions) */
   ci: Interval95;
 }
 
@@ -47,7 +47,8 @@ export function cellStats(records: ResultRecord[]): CellStat[] {
       run_id: first.run_id, study: first.study, workload: first.workload, system: first.system, system_version: first.system_version,
       variant: first.variant, concurrency: first.concurrency, metric: first.metric, unit: first.unit,
       n: values.length, median: median(values), min: Math.min(...values), max: Math.max(...values), values,
-      ci: interval95(values),
+      // over repetitions (one value each), never over a tool's several runs within one repetition
+      ci: interval95(perRepetition(g)),
     };
   });
 }
@@ -82,11 +83,54 @@ export function metricLabel(metric: string): string {
   return metricLabels[metric] ?? metric.replaceAll("_", " ");
 }
 
-/** The measured run a study page features: the latest complete run with ok cells for the study, preferring profiles other than "ci" (a one-minute smoke run). */
-export function featuredRun(study: string, runs: RunManifest[], records: ResultRecord[]): RunManifest | undefined {
-  const withData = new Set(records.filter((r) => r.source === "measured" && r.study === study).map((r) => r.run_id));
+/**
+ * Did this run measure the study? It has measured records of the study from a workload that exercises
+ * the systems: workloads whose definition says uses_server: false (the MCP client ceiling, which needs
+ * no database) do not count, so a run whose every database cell was skipped is not "measured".
+ */
+function measuringRuns(study: string | Study, records: ResultRecord[]): Set<string> {
+  const name = typeof study === "string" ? study : study.name;
+  const calibration = new Set(typeof study === "string" ? [] : study.workloads.filter((w) => (w as { uses_server?: boolean }).uses_server === false).map((w) => w.name));
+  return new Set(records.filter((r) => r.source === "measured" && r.study === name && !calibration.has(r.workload)).map((r) => r.run_id));
+}
+
+/** The measured run a study page features: the newest finished run that measured the study (see measuringRuns), preferring profiles other than "ci" (a one-minute smoke run). Pass the Study (not only its name) so calibration-only runs are not featured. `runs` newest first. */
+export function featuredRun(study: string | Study, runs: RunManifest[], records: ResultRecord[]): RunManifest | undefined {
+  const withData = measuringRuns(study, records);
   const candidates = runs.filter((m) => withData.has(m.run_id) && m.status !== "running");
   return candidates.find((m) => m.profile !== "ci") ?? candidates[0];
+}
+
+export interface UnmeasuredRun {
+  run: RunManifest;
+  /** e.g. "0 of 44 cells ok: 40 skipped (faucet is not built), 4 failed" */
+  why: string;
+}
+
+/** Runs newer than the featured one (all runs when none is featured) that planned cells of the study but did not measure it, newest first, each with the statuses and most common reasons of its cells. */
+export function newerRunsWithout(study: Study, featured: RunManifest | undefined, runs: RunManifest[], records: ResultRecord[]): UnmeasuredRun[] {
+  const measured = measuringRuns(study, records);
+  const calibration = new Set(study.workloads.filter((w) => (w as { uses_server?: boolean }).uses_server === false).map((w) => w.name));
+  return runs
+    .filter((m) => (!featured || m.started_at > featured.started_at) && m.run_id !== featured?.run_id && !(measured.has(m.run_id) && m.status !== "running"))
+    .map((m) => ({ m, cells: m.cells.filter((c) => c.study === study.name && !calibration.has(c.workload)) }))
+    .filter(({ cells }) => cells.length > 0)
+    .map(({ m, cells }) => {
+      if (m.status === "running" && measured.has(m.run_id)) return { run: m, why: "still running (or stopped before it finished): runs in progress are not featured" };
+      const by = new Map<string, Map<string, number>>();
+      for (const c of cells) {
+        const reasons = by.get(c.status) ?? by.set(c.status, new Map()).get(c.status)!;
+        const r = (c.reason || "").split(" | ")[0].slice(0, 120);
+        reasons.set(r, (reasons.get(r) ?? 0) + 1);
+      }
+      const ok = by.get("ok") ? [...by.get("ok")!.values()].reduce((a, b) => a + b, 0) : 0;
+      const parts = [...by.entries()].filter(([st]) => st !== "ok").map(([st, reasons]) => {
+        const n = [...reasons.values()].reduce((a, b) => a + b, 0);
+        const top = [...reasons.entries()].sort((a, b) => b[1] - a[1])[0][0];
+        return `${n} ${st.replace("_", " ")}${top ? ` (${top}${reasons.size > 1 ? `, and ${reasons.size - 1} other reason${reasons.size > 2 ? "s" : ""}` : ""})` : ""}`;
+      });
+      return { run: m, why: `${ok} of ${cells.length} cells ok${parts.length ? `: ${parts.join("; ")}` : ""}${m.status === "interrupted" ? "; the run was interrupted" : ""}` };
+    });
 }
 
 export interface Ranking {
@@ -96,7 +140,10 @@ export interface Ranking {
   higherBetter: boolean;
   ranked: CellStat[]; // best first
   ratio: number | undefined; // best vs runner-up, always ≥ 1
-  overlap: boolean; // best's and runner-up's min–max ranges overlap
+  /** best and runner-up are within noise: their 95 % intervals overlap (or, below 2 repetitions, their min–max ranges do) */
+  overlap: boolean;
+  /** what decided `overlap`: the 95 % intervals of the mean, or the min–max ranges when a cell has fewer than 2 repetitions */
+  noiseBasis: "interval" | "range";
 }
 
 export function rank(stats: CellStat[], workload: string, metric: string): Ranking | undefined {
@@ -108,11 +155,21 @@ export function rank(stats: CellStat[], workload: string, metric: string): Ranki
   const [best, second] = ranked;
   let ratio: number | undefined;
   let overlap = false;
+  let noiseBasis: Ranking["noiseBasis"] = "interval";
   if (second) {
     ratio = hb ? best.median / second.median : second.median / best.median;
-    overlap = hb ? best.min <= second.max : best.max >= second.min;
+    const beyond = beyondNoise(best.ci, second.ci);
+    if (beyond === undefined) {
+      noiseBasis = "range";
+      overlap = hb ? best.min <= second.max : best.max >= second.min;
+    } else overlap = !beyond;
   }
-  return { workload, metric, unit, higherBetter: hb, ranked, ratio, overlap };
+  return { workload, metric, unit, higherBetter: hb, ranked, ratio, overlap, noiseBasis };
+}
+
+/** "95 % CI 1,234–1,456" (or the min–max range below 2 repetitions), for stating a figure's noise beside it. */
+export function noiseText(c: CellStat, fmt: (v: number, unit: string) => string): string {
+  return c.ci.method === "t" ? `95 % CI ${fmt(c.ci.lo, c.unit)}–${fmt(c.ci.hi, c.unit)}` : `range ${fmt(c.min, c.unit)}–${fmt(c.max, c.unit)}`;
 }
 
 /** Pools every repetition of every workload per system (for machine-level metrics such as idle memory). */
@@ -121,7 +178,8 @@ export function pooledBySystem(stats: CellStat[], metric: string): CellStat[] {
   for (const c of stats) if (c.metric === metric) (bySystem.get(c.system) ?? bySystem.set(c.system, []).get(c.system)!).push(c);
   return [...bySystem.entries()].map(([system, cs]) => {
     const values = cs.flatMap((c) => c.values);
-    return { ...cs[0], workload: "*", system, n: values.length, values, median: median(values), min: Math.min(...values), max: Math.max(...values) };
+    // Pooled values are samples of every cell, not repetitions of one: their interval says how much the figure moves across the run.
+    return { ...cs[0], workload: "*", system, n: values.length, values, median: median(values), min: Math.min(...values), max: Math.max(...values), ci: interval95(values) };
   });
 }
 
@@ -166,10 +224,10 @@ export function decisionTable(study: Study, stats: CellStat[], fmt: (v: number, 
     if (!rk) return { useCase: rule.useCase, basis, pick: undefined, why: "not measured in this run", clear: false };
     const [best, ...rest] = rk.ranked;
     const others = rest.map((c) => `${c.system} ${fmt(c.median, c.unit)}`).join(", ");
-    let why = `${best.system} ${fmt(best.median, best.unit)} (n=${best.n}, range ${fmt(best.min, best.unit)}–${fmt(best.max, best.unit)})`;
-    if (others) why += ` vs ${others}; ${rk.ratio!.toFixed(2)}× the runner-up`;
+    let why = `${best.system} ${fmt(best.median, best.unit)} (n=${best.n}, ${noiseText(best, fmt)})`;
+    if (others) why += ` vs ${others}; ${rk.ratio!.toFixed(2)}× the runner-up (${noiseText(rest[0], fmt)})`;
     else why += "; the only system measured";
-    if (rk.overlap) why += "; ranges overlap, so the lead is within run-to-run noise";
+    if (rk.overlap) why += rk.noiseBasis === "interval" ? "; the 95 % intervals overlap, so the lead is within noise" : "; ranges overlap (fewer than 2 repetitions, no interval), so the lead is within run-to-run noise";
     return { useCase: rule.useCase, basis, pick: best.system, why, clear: rest.length > 0 && !rk.overlap };
   });
   // MySQL-compatible choice: how often MariaDB beats MySQL on each workload's headline metric.
