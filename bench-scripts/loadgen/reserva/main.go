@@ -40,7 +40,7 @@ type Report struct {
 	Accounts    int64             `json:"accounts"`
 	Seed        uint64            `json:"seed"`
 	Fingerprint string            `json:"data_fingerprint"`
-	Deletes     bool              `json:"deletes"`
+	Deletes     bool              `json:"deletes_enabled"`
 	WarmupS     float64           `json:"warmup_s"`
 	DurationS   float64           `json:"duration_s"`
 	DriverMode  string            `json:"driver_mode"`
