@@ -239,6 +239,25 @@ test("mcp-db page: per database × server table with cell badges, improvement fa
   if ([...levels.values()].some((l) => l.size >= 2)) assertCharts(await chartsOn("-mcp-scaling-"), "concurrency scaling");
 });
 
+test("mcp-db page: the client ceiling is checked against the fastest database cell at the same concurrency", async () => {
+  await open("studies/mcp-db/");
+  const run = featuredRunOf("mcp-db");
+  if (!run) return;
+  const tp = records.filter((r) => r.run_id === run.run_id && r.study === "mcp-db" && r.metric === "throughput" && r.t === null);
+  const levels = [...new Set(tp.filter((r) => r.workload === "client_ceiling").map((r) => r.concurrency))];
+  for (const c of levels) {
+    const med = (f: (r: (typeof tp)[number]) => boolean) => {
+      const groups = new Map<string, number[]>();
+      for (const r of tp.filter(f)) (groups.get(`${r.workload}|${r.system}|${r.variant}`) ?? groups.set(`${r.workload}|${r.system}|${r.variant}`, []).get(`${r.workload}|${r.system}|${r.variant}`)!).push(r.value);
+      return Math.max(...[...groups.values()].map(median));
+    };
+    const ceiling = med((r) => r.workload === "client_ceiling" && r.concurrency === c);
+    const best = med((r) => !r.workload.startsWith("client_ceiling") && r.concurrency === c);
+    const expect = Number.isFinite(best) && best > ceiling ? "broken" : "holds";
+    assert.equal(await page.locator(`[data-ceiling-check][data-concurrency="${c}"]`).getAttribute("data-ceiling-check"), expect, `c=${c}: ceiling ${ceiling} vs best database cell ${best}`);
+  }
+});
+
 test("study pages list every published figure of their seed beside ours", async () => {
   for (const study of ["analytical", "mcp-db"]) {
     await open(`studies/${study}/`);
