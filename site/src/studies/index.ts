@@ -3,9 +3,11 @@
 // gets the generic per-workload, latency, series, memory and published sections of StudyView.
 import AnalyticalView from "../components/AnalyticalView.astro";
 import McpDbView from "../components/McpDbView.astro";
+import McpServersView from "./mcp-servers/View.astro";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const studyViews: Record<string, any> = {
   analytical: AnalyticalView,
   "mcp-db": McpDbView,
+  "mcp-servers": McpServersView,
 };
