@@ -146,3 +146,19 @@ export function roundTripChart(cells: PaymentsCell[], text: ChartText): string {
     text,
   );
 }
+
+/**
+ * The seed's own way of counting: rows left in the transfers table (counted per minute afterwards, so
+ * deleted rows are lost), divided by the seconds the loop ran (warm-up included: the table cannot tell
+ * them apart). Mean over repetitions.
+ */
+export function tableCountTps(records: ResultRecord[], runId: string, study: string, system: string, variant: string): number | undefined {
+  const mine = records.filter((r) => r.source === "measured" && r.run_id === runId && r.study === study && r.system === system && r.variant === variant);
+  const reps = [...new Set(mine.filter((r) => r.metric === "transfers_per_minute_table").map((r) => r.repetition))];
+  const perRep = reps.map((rep) => {
+    const rows = mine.filter((r) => r.repetition === rep && r.metric === "transfers_per_minute_table").reduce((a, r) => a + r.value, 0);
+    const seconds = mine.filter((r) => r.repetition === rep && r.metric === "tps_series").length;
+    return seconds > 0 ? rows / seconds : NaN;
+  }).filter((v) => Number.isFinite(v));
+  return perRep.length ? perRep.reduce((a, v) => a + v, 0) / perRep.length : undefined;
+}
