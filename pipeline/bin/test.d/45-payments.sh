@@ -25,7 +25,7 @@ fi
 export PATH="$PATH:/usr/local/go/bin"
 tmp="$(mktemp -d /tmp/samebox-payments-test.XXXXXX)"
 chmod 0755 "$tmp"   # the server users (postgres, mysql) must reach their data dirs below it
-export SAMEBOX_STATE="$tmp/state" SAMEBOX_PG_PORT="${SAMEBOX_PAYMENTS_TEST_PG_PORT:-54343}" SAMEBOX_MARIADB_PORT="${SAMEBOX_PAYMENTS_TEST_MARIADB_PORT:-33093}"
+export SAMEBOX_STATE="$tmp/state" SAMEBOX_PG_PORT="${SAMEBOX_PAYMENTS_TEST_PG_PORT:-54387}" SAMEBOX_MARIADB_PORT="${SAMEBOX_PAYMENTS_TEST_MARIADB_PORT:-33087}"
 stop_all() {
   "$systems/postgresql/stop" >/dev/null 2>&1
   "$systems/mariadb/stop" >/dev/null 2>&1
