@@ -11,9 +11,12 @@
 #             SAMEBOX_UPLOAD_MARGIN_MINUTES (kept free for upload, default 15),
 #             SAMEBOX_BENCH_BUDGET_SECONDS (caps the benchmark's time further)
 #   where     SAMEBOX_RESULTS_URI (default s3://$SAMEBOX_RESULTS_BUCKET/boxes/<aws:userid>/)
-#   role      SAMEBOX_ROLE single|server|client (split topology), SAMEBOX_DB_HOST for client
-#   replace   SAMEBOX_SHUTDOWN_CMD (gets the minutes), SAMEBOX_UPLOAD_CMD (gets <local path> <uri>),
-#             SAMEBOX_POWEROFF_CMD, SAMEBOX_SKIP_PREREQS=1 (no apt/snap installs)
+#   upload    SAMEBOX_UPLOAD_INTERVAL_SECONDS (default 300; 0 = only at the end): while the suite runs,
+#             the run folder and logs are synced this often (niced), so a box that dies keeps
+#             every cell finished before its last sync
+#   replace   SAMEBOX_SHUTDOWN_CMD (gets the minutes), SAMEBOX_UPLOAD_CMD (gets <local path> <uri>;
+#             a folder is synced: only new and changed files), SAMEBOX_POWEROFF_CMD,
+#             SAMEBOX_SKIP_PREREQS=1 (no apt/snap installs)
 # Functions below run from traps, which shellcheck cannot follow.
 # shellcheck disable=SC2317
 set -uo pipefail
@@ -37,7 +40,6 @@ fi
 log() { printf '%s samebox-box: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 workdir=${SAMEBOX_WORKDIR:-/opt/samebox}
-role=${SAMEBOX_ROLE:-single}
 run_id=${SAMEBOX_RUN_ID:-}
 status_dir=${SAMEBOX_STATUS_DIR:-/var/log/samebox}
 mkdir -p "$status_dir"
@@ -51,7 +53,7 @@ upload() { # <local path> <destination uri>
   if [[ -n "${SAMEBOX_UPLOAD_CMD:-}" ]]; then
     $SAMEBOX_UPLOAD_CMD "$1" "$2"
   elif [[ -d "$1" ]]; then
-    aws s3 cp --recursive --only-show-errors "$1" "$2"
+    aws s3 sync --only-show-errors --no-progress "$1" "$2"
   else
     aws s3 cp --only-show-errors "$1" "$2"
   fi
@@ -80,7 +82,6 @@ write_done_marker() { # <file>
   cat > "$1" <<JSON
 {
   "run_id": $(json_string "$run_id"),
-  "role": $(json_string "$role"),
   "status": $(json_string "$status"),
   "exit_code": ${exit_code:-null},
   "detail": $(json_string "$detail"),
@@ -89,7 +90,8 @@ write_done_marker() { # <file>
   "finished_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "duration_s": $(( finished_epoch - started_epoch )),
   "run_dir_uploaded": $run_dir_uploaded,
-  "topology": $(json_string "${SAMEBOX_TOPOLOGY:-single}"),
+  "periodic_uploads": $periodic_uploads,
+  "upload_interval_s": ${upload_interval},
   "instance_type": $(json_string "${SAMEBOX_CLOUD_INSTANCE_TYPE:-}"),
   "region": $(json_string "${SAMEBOX_CLOUD_REGION:-}"),
   "ami_id": $(json_string "${SAMEBOX_CLOUD_AMI_ID:-}"),
@@ -99,15 +101,64 @@ JSON
 }
 
 run_dir_uploaded=false
+run_dir="$workdir/data/runs/$run_id"
+upload_interval=${SAMEBOX_UPLOAD_INTERVAL_SECONDS:-300}
+[[ "$upload_interval" =~ ^[0-9]+$ ]] || { log "SAMEBOX_UPLOAD_INTERVAL_SECONDS '$upload_interval' is not a whole number; using 300"; upload_interval=300; }
+periodic_uploads=0
+uploader_pid=""
+
+# Incremental upload: a background loop syncs the run folder (and the logs) every
+# upload_interval seconds while the suite runs. niced and idle-class I/O so that it
+# takes as little as possible from the cells being measured; each sync is bounded.
+start_uploader() {
+  (( upload_interval > 0 )) || return 0
+  [[ -n "$results_dest" ]] || { log "no upload destination yet: no uploads until the end"; return 0; }
+  (
+    # Children run in the background and are waited for, so that TERM (stop_uploader) is
+    # handled at once and takes them along: a sync cut short is redone by the final upload.
+    trap - EXIT INT
+    trap 'pkill -TERM -P "$BASHPID" 2>/dev/null; exit 0' TERM
+    renice -n 19 -p "$BASHPID" >/dev/null 2>&1
+    ionice -c 3 -p "$BASHPID" >/dev/null 2>&1
+    bounded_upload() { # <seconds> <local path> <uri>
+      timeout "$1" bash -c "$(declare -f upload); upload \"\$@\"" _ "$2" "$3" >>"$status_dir/upload.log" 2>&1 &
+      wait $!
+    }
+    while :; do
+      sleep "$upload_interval" &
+      wait $!
+      if [[ -d "$run_dir" ]]; then
+        if bounded_upload 600 "$run_dir" "${results_dest}run/"; then
+          date -u +%Y-%m-%dT%H:%M:%SZ >> "$status_dir/periodic-uploads"
+        else
+          log "periodic upload failed (see logs/upload.log); the next one retries"
+        fi
+      fi
+      bounded_upload 300 "$status_dir" "${results_dest}logs/" || true
+    done
+  ) &
+  uploader_pid=$!
+  log "uploading the run folder every ${upload_interval}s (pid $uploader_pid)"
+}
+
+stop_uploader() {
+  [[ -n "$uploader_pid" ]] || return 0
+  kill -TERM "$uploader_pid" 2>/dev/null
+  wait "$uploader_pid" 2>/dev/null
+  uploader_pid=""
+  [[ -f "$status_dir/periodic-uploads" ]] && periodic_uploads=$(wc -l < "$status_dir/periodic-uploads")
+  return 0
+}
+
 finish() {
   (( finished )) && return
   finished=1
   trap - EXIT INT TERM
   log "finishing: status=$status exit_code=${exit_code:-none} ${detail}"
+  stop_uploader
   local dest marker
   if [[ -n "$results_dest" ]] || resolve_results_dest; then
     dest=$results_dest
-    local run_dir="$workdir/data/runs/$run_id"
     if [[ -n "$run_id" && -d "$run_dir" ]]; then
       if upload "$run_dir" "${dest}run/"; then run_dir_uploaded=true; else log "upload of $run_dir failed"; fi
     fi
@@ -139,19 +190,26 @@ fail() { status=$1; detail=$2; log "$status: $detail"; exit 1; }
 #    maintainer can also launch the module by hand.
 [[ "$run_id" =~ ^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$ ]] \
   || fail invalid_input "SAMEBOX_RUN_ID '$run_id' is not YYYYMMDDTHHMMSSZ-<lowercase slug>"
-case "$role" in single|server|client) ;; *) fail invalid_input "SAMEBOX_ROLE '$role' is not one of single, server, client" ;; esac
-[[ "$role" != client || -n "${SAMEBOX_DB_HOST:-}" ]] || fail invalid_input "SAMEBOX_ROLE=client needs SAMEBOX_DB_HOST"
 
 # 3. What the box needs before the repository's own scripts take over.
 if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
   export DEBIAN_FRONTEND=noninteractive
   log "installing prerequisites"
-  { apt-get update -q && apt-get install -y -q git ca-certificates curl python3 nodejs npm; } >>"$status_dir/prereqs.log" 2>&1 \
+  # git/python/node to start; Go (apt's 1.22 switches to GOTOOLCHAIN below), a C toolchain and
+  # unzip for the install verbs (bench-scripts/lib/toolchains.sh installs the rest: JDK, Maven, ...).
+  { apt-get update -q && apt-get install -y -q git ca-certificates curl unzip python3 python3-venv nodejs npm \
+      golang-go build-essential pkg-config; } >>"$status_dir/prereqs.log" 2>&1 \
     || fail error "apt-get install of prerequisites failed (see logs/prereqs.log)"
   if ! command -v aws >/dev/null; then
     snap install aws-cli --classic >>"$status_dir/prereqs.log" 2>&1 || fail error "installing the AWS CLI failed (see logs/prereqs.log)"
   fi
 fi
+
+# Toolchains, the same way on every box: the Go our tools are built with (the Go module proxy serves
+# it, checksum-verified by the go command), rustup allowed (the box has internet; see toolchains.sh).
+export GOTOOLCHAIN=${SAMEBOX_GOTOOLCHAIN:-go1.26.8}
+export SAMEBOX_ALLOW_RUSTUP=${SAMEBOX_ALLOW_RUSTUP:-1}
+export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin:$HOME/.cargo/bin"
 
 # Where to upload, worked out now so that a late signal has nothing left to ask AWS.
 resolve_results_dest || log "could not work out the upload destination yet; will retry at the end"
@@ -181,34 +239,17 @@ if [[ "${SAMEBOX_BENCH_BUDGET_SECONDS:-}" =~ ^[0-9]+$ ]] && (( SAMEBOX_BENCH_BUD
   budget_s=$SAMEBOX_BENCH_BUDGET_SECONDS
 fi
 (( budget_s > 0 )) || fail timeout "no time left for the benchmark (max ${max_minutes} min, upload margin ${margin} min)"
-export SAMEBOX_TOPOLOGY=${SAMEBOX_TOPOLOGY:-single}
-
-if [[ "$role" == server ]]; then
-  # Split topology, database box: serve the chosen systems on the private
-  # address to the load client, then wait; the workflow's destroy (or the
-  # timer) ends this machine once the client has reported.
-  export SAMEBOX_LISTEN_ADDRESS=${SAMEBOX_LISTEN_ADDRESS:-$(hostname -I | awk '{print $1}')}
-  IFS=, read -r -a systems <<<"$SAMEBOX_SYSTEMS"
-  for system in "${systems[@]}"; do
-    verbs="bench-scripts/systems/$system"
-    log "serving $system on $SAMEBOX_LISTEN_ADDRESS"
-    { bash "$verbs/install" && bash "$verbs/start"; } >>"$status_dir/server-$system.log" 2>&1
-    rc=$?
-    (( rc == 0 || rc == 3 )) || fail failed "starting $system failed with exit $rc (see logs/server-$system.log)"
-  done
-  log "serving until the client reports or ${budget_s}s pass"
-  sleep "$budget_s"
-  status=ok; exit_code=0; detail="served for the whole budget"
-  exit 0
-fi
-
-[[ "$role" != client ]] || export SAMEBOX_DB_HOST
 main=${SAMEBOX_MAIN:-pipeline/bin/main}
 [[ -f "$main" ]] || fail error "$main does not exist at this commit"
+start_uploader
 log "running $main --profile $SAMEBOX_PROFILE --studies $SAMEBOX_STUDIES --systems $SAMEBOX_SYSTEMS --run-id $run_id (limit ${budget_s}s)"
 timeout --signal=TERM --kill-after=120 "$budget_s" \
   bash "$main" --profile "$SAMEBOX_PROFILE" --studies "$SAMEBOX_STUDIES" --systems "$SAMEBOX_SYSTEMS" \
-  --run-id "$run_id" --no-site >>"$main_log" 2>&1
+  --run-id "$run_id" --no-site >>"$main_log" 2>&1 &
+bench_pid=$!
+# wait returns early when a signal arrives; the trap then ends the suite (TERM) before uploading.
+trap 'status=interrupted; detail="terminated by a signal (shutdown or cancel)"; kill -TERM "$bench_pid" 2>/dev/null; wait "$bench_pid" 2>/dev/null; exit 143' INT TERM
+wait "$bench_pid"
 exit_code=$?
 if (( exit_code == 0 )); then
   status=ok

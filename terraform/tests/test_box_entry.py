@@ -23,7 +23,7 @@ FAKE_MAIN = r"""#!/usr/bin/env bash
 set -u
 printf '%s\n' "$@" > "$FAKE_EVENTS.main-args"
 while [ $# -gt 0 ]; do case "$1" in --run-id) run_id=$2; shift 2 ;; *) shift ;; esac; done
-echo "main $FAKE_MAIN_MODE topology=${SAMEBOX_TOPOLOGY:-} cloud=${SAMEBOX_CLOUD_INSTANCE_TYPE:-}" >> "$FAKE_EVENTS"
+echo "main $FAKE_MAIN_MODE cloud=${SAMEBOX_CLOUD_INSTANCE_TYPE:-} gotoolchain=${GOTOOLCHAIN:-}" >> "$FAKE_EVENTS"
 write_run() {
   mkdir -p "data/runs/$run_id/cells/x" "data/runs/$run_id/logs"
   echo '{"run_id": "'"$run_id"'", "status": "complete"}' > "data/runs/$run_id/manifest.json"
@@ -34,6 +34,7 @@ case "$FAKE_MAIN_MODE" in
   ok) write_run; exit 0 ;;
   half) write_run; echo "a cell failed" >&2; exit 1 ;;
   hang) write_run; sleep 600; exit 0 ;;
+  slow) write_run; sleep 1; mkdir -p "data/runs/$run_id/cells/y"; echo "second cell" > "data/runs/$run_id/cells/y/stdout.txt"; sleep 600; exit 0 ;;
   crash) echo "boom" >&2; exit 3 ;;
 esac
 """
@@ -56,6 +57,7 @@ def box(tmp_path):
     (repo / "terraform" / "scripts").mkdir(parents=True)
     shutil.copy(TERRAFORM / "allowed.json", repo / "terraform" / "allowed.json")
     shutil.copy(TERRAFORM / "scripts" / "validate_inputs.py", repo / "terraform" / "scripts" / "validate_inputs.py")
+    shutil.copytree(TERRAFORM.parent / "pipeline" / "profiles", repo / "pipeline" / "profiles")
     git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
     subprocess.run([*git, "init", "-q", "-b", "main", str(repo)], check=True)
     subprocess.run([*git, "-C", str(repo), "add", "."], check=True)
@@ -81,7 +83,7 @@ def box(tmp_path):
         SAMEBOX_SHUTDOWN_CMD=str(bin_dir / "fake-shutdown"), SAMEBOX_UPLOAD_CMD=str(bin_dir / "fake-upload"),
         SAMEBOX_POWEROFF_CMD=str(bin_dir / "fake-poweroff"),
         SAMEBOX_CLOUD_INSTANCE_TYPE="c6a.4xlarge", SAMEBOX_CLOUD_REGION="us-east-1", SAMEBOX_CLOUD_AMI_ID="ami-0123456789abcdef0",
-        SAMEBOX_TOPOLOGY="single", FAKE_EVENTS=str(events), FAKE_S3=str(tmp_path / "s3"), FAKE_MAIN_MODE="ok",
+        FAKE_EVENTS=str(events), FAKE_S3=str(tmp_path / "s3"), FAKE_MAIN_MODE="ok",
     )
 
     class Box:
@@ -93,8 +95,8 @@ def box(tmp_path):
     return b
 
 
-def kill_session(session_id: int) -> None:
-    """SIGTERM every process in the session we started (timeout(1) makes its own
+def kill_session(session_id: int, sig: int = signal.SIGTERM) -> None:
+    """Signal every process in the session we started (timeout(1) makes its own
     process group, so a process-group kill would miss the benchmark)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -103,7 +105,7 @@ def kill_session(session_id: int) -> None:
             continue
         if int(fields[3]) == session_id:  # field 6 of /proc/<pid>/stat: session id
             try:
-                os.kill(int(stat.parent.name), signal.SIGTERM)
+                os.kill(int(stat.parent.name), sig)
             except ProcessLookupError:
                 pass
 
@@ -141,7 +143,8 @@ def test_successful_run_uploads_everything_and_powers_off(box):
     assert (box.uploaded / "logs" / "main.log").is_file()
     args = (box.tmp / "events.log.main-args").read_text().split()
     assert args == ["--profile", "ci", "--studies", "oltp", "--systems", "sqlite", "--run-id", RUN_ID, "--no-site"]
-    assert "main ok topology=single cloud=c6a.4xlarge" in events(box)
+    assert "main ok cloud=c6a.4xlarge gotoolchain=go1.26.8" in events(box)
+    assert marker["periodic_uploads"] == 0 and marker["upload_interval_s"] == 300
 
 
 def test_bench_failing_half_way_still_uploads_what_it_measured(box):
@@ -195,7 +198,6 @@ def test_unknown_commit_reports_clone_failed(box):
 @pytest.mark.parametrize("overrides,named", [
     ({"SAMEBOX_RUN_ID": "today"}, "SAMEBOX_RUN_ID 'today'"),
     ({"SAMEBOX_STUDIES": "oltp,tpcc"}, "'tpcc'"),
-    ({"SAMEBOX_ROLE": "client"}, "needs SAMEBOX_DB_HOST"),
     ({"SAMEBOX_COMMIT": "main"}, "SAMEBOX_COMMIT 'main'"),
 ])
 def test_bad_input_is_reported_and_the_box_still_powers_off(box, overrides, named):
@@ -206,6 +208,51 @@ def test_bad_input_is_reported_and_the_box_still_powers_off(box, overrides, name
     assert marker["status"] == "invalid_input"
     assert named in marker["detail"]
     assert not any(line.startswith("main ") for line in lines), "nothing may run on bad input"
+
+
+def test_a_box_that_dies_mid_run_has_already_uploaded_its_finished_cells(box):
+    """No trap runs when the machine dies (power loss, hard terminate): only what the periodic
+    sync already sent survives. Before incremental upload, nothing did."""
+    env = dict(box.env, FAKE_MAIN_MODE="slow", SAMEBOX_UPLOAD_INTERVAL_SECONDS="1")
+    proc = subprocess.Popen(["bash", str(BOX_SCRIPT)], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    second = box.uploaded / "run" / "cells" / "y" / "stdout.txt"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not second.is_file():
+        time.sleep(0.2)
+    kill_session(proc.pid, signal.SIGKILL)  # the machine is gone: no trap, no final upload
+    proc.communicate(timeout=60)
+    assert second.is_file(), "the periodic sync must have uploaded the cell finished before the box died"
+    assert (box.uploaded / "run" / "manifest.json").is_file()
+    assert (box.uploaded / "run" / "cells" / "x" / "stdout.txt").is_file()
+    assert not (box.uploaded / "done.json").exists()
+    assert "poweroff" not in events(box)
+
+
+def test_a_cancelled_box_ends_the_suite_and_uploads_while_the_network_is_up(box):
+    """What systemd does when the unit is stopped (terminate, timer, cancel): SIGTERM to every process
+    of the unit. The box ends the suite, syncs the folder, writes the marker, powers off."""
+    env = dict(box.env, FAKE_MAIN_MODE="slow", SAMEBOX_UPLOAD_INTERVAL_SECONDS="60")
+    proc = subprocess.Popen(["bash", str(BOX_SCRIPT)], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (Path(env["SAMEBOX_WORKDIR"]) / "data" / "runs" / RUN_ID / "cells" / "y").is_dir():
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGTERM)  # the unit's main process first: it must end the suite itself
+    output, _ = proc.communicate(timeout=60)
+    assert_ends_cleanly(box)
+    marker = done(box)
+    assert marker["status"] == "interrupted", output
+    assert (box.uploaded / "run" / "cells" / "y" / "stdout.txt").is_file()
+    time.sleep(0.5)
+    assert not any(True for _ in Path("/proc").glob("[0-9]*") if _session_of(_) == proc.pid), "the suite must not outlive the box script"
+
+
+def _session_of(proc_dir: Path) -> int | None:
+    try:
+        return int((proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[3])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 @pytest.mark.skipif(os.environ.get("SAMEBOX_BOX_E2E") != "1",
@@ -223,5 +270,4 @@ def test_real_main_ci_profile_end_to_end(box, tmp_path):
     manifest = json.loads((box.uploaded / "run" / "manifest.json").read_text())
     assert manifest["run_id"] == RUN_ID
     assert manifest["machine"]["cloud"]["instance_type"] == "c6a.4xlarge"
-    assert manifest["machine"]["topology"] == "single"
     assert (box.uploaded / "run" / "records.jsonl").is_file()
