@@ -60,19 +60,41 @@ def cost_block(prices: Path, region: str, instance_type: str, seconds: float, in
     return block
 
 
+def seconds_from_done(path: Path) -> float | None:
+    """The box's wall time from its done marker; None when there is no readable marker."""
+    try:
+        seconds = json.loads(path.read_text(encoding="utf-8")).get("duration_s")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(seconds) if isinstance(seconds, (int, float)) and seconds >= 0 else None
+
+
+def unknown_block(region: str, instance_type: str, instances: int, reason: str) -> dict:
+    return {"usd": None, "usd_per_hour": None, "instance_type": instance_type, "region": region,
+            "instance_count": instances, "billed_seconds": None, "price_date": None, "price_source": None,
+            "basis": "EC2 Linux on-demand", "reason": reason}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--region", required=True)
     parser.add_argument("--instance-type", required=True)
-    parser.add_argument("--seconds", type=float, required=True, help="wall time each instance ran")
+    when = parser.add_mutually_exclusive_group(required=True)
+    when.add_argument("--seconds", type=float, help="wall time each instance ran")
+    when.add_argument("--done", type=Path, help="the box's done.json: its duration_s is the wall time; missing or unreadable gives usd null, never a made-up minimum")
     parser.add_argument("--instances", type=int, default=1)
     parser.add_argument("--prices", type=Path, default=PRICES)
     parser.add_argument("--manifest", type=Path, help="store the block as this manifest's cost if it has none")
     args = parser.parse_args(argv)
-    if args.seconds < 0 or args.instances < 1:
+    if (args.seconds is not None and args.seconds < 0) or args.instances < 1:
         print("error: --seconds must be >= 0 and --instances >= 1", file=sys.stderr)
         return 2
-    block = cost_block(args.prices, args.region, args.instance_type, args.seconds, args.instances)
+    seconds = args.seconds if args.done is None else seconds_from_done(args.done)
+    if seconds is None:
+        block = unknown_block(args.region, args.instance_type, args.instances,
+                              f"no readable done marker ({args.done}): the box's wall time is unknown")
+    else:
+        block = cost_block(args.prices, args.region, args.instance_type, seconds, args.instances)
     if args.manifest:
         manifest = json.loads(args.manifest.read_text(encoding="utf-8"))
         if manifest.get("cost") is None:

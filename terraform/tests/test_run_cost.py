@@ -62,3 +62,24 @@ def test_manifest_cost_is_added_once(tmp_path):
     subprocess.run([*args, "--seconds", "7200"], check=True, capture_output=True, timeout=30)
     assert json.loads(manifest.read_text())["cost"] == first  # never overwritten
     assert first["usd"] == 0.612
+
+
+def test_missing_done_marker_gives_no_cost_rather_than_the_minimum(tmp_path):
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"run_id": "x", "cost": None}))
+    result = subprocess.run([sys.executable, str(SCRIPTS / "run_cost.py"), "--region", "us-east-1",
+                             "--instance-type", "c6a.4xlarge", "--done", str(tmp_path / "done.json"),
+                             "--manifest", str(manifest)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    block = json.loads(result.stdout)
+    assert block["usd"] is None and "no readable done marker" in block["reason"]
+    assert json.loads(manifest.read_text())["cost"]["usd"] is None
+
+
+def test_cost_from_the_done_marker(tmp_path):
+    done = tmp_path / "done.json"
+    done.write_text(json.dumps({"status": "ok", "duration_s": 3600}))
+    result = subprocess.run([sys.executable, str(SCRIPTS / "run_cost.py"), "--region", "us-east-1",
+                             "--instance-type", "c6a.4xlarge", "--done", str(done)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["usd"] == 0.612

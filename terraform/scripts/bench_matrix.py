@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The bench workflow's fan-out: one box (one run id, one Terraform state) per study of the estimate.
+
+Each entry carries the study, its systems, its run id (<UTC start>-<profile>-<instance type>-<study>)
+and its hard limit in minutes, which the estimate derived for that study.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$")
+
+
+def matrix(estimate: dict, now: datetime) -> list[dict]:
+    stamp = now.strftime("%Y%m%dT%H%M%SZ")
+    type_slug = estimate["instance_type"].replace(".", "-")
+    entries = []
+    for study in estimate["studies"]:
+        if not study["fits"]:
+            raise ValueError(f"study {study['study']} needs {study['limit_minutes']} min: more than one box may run")
+        run_id = f"{stamp}-{estimate['profile']}-{type_slug}-{study['study']}"
+        if not RUN_ID.match(run_id):
+            raise ValueError(f"run id {run_id!r} is not YYYYMMDDTHHMMSSZ-<lowercase slug>")
+        entries.append({"study": study["study"], "systems": ",".join(study["systems"]), "run_id": run_id,
+                        "max_minutes": study["limit_minutes"]})
+    if not entries:
+        raise ValueError("the estimate has no study: nothing to launch")
+    return entries
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--estimate", type=Path, required=True, help="`samebox estimate --json` output")
+    parser.add_argument("--github-output", type=Path)
+    parser.add_argument("--now", help="UTC start (tests); default: the clock")
+    args = parser.parse_args(argv)
+    now = datetime.fromisoformat(args.now.replace("Z", "+00:00")) if args.now else datetime.now(timezone.utc)
+    try:
+        entries = matrix(json.loads(args.estimate.read_text(encoding="utf-8")), now)
+    except (OSError, ValueError, KeyError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    line = "matrix=" + json.dumps(entries, separators=(",", ":"))
+    if args.github_output:
+        with args.github_output.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+    print(line)
+    for entry in entries:
+        print(f"{entry['study']}: {entry['run_id']}, limit {entry['max_minutes']} min, systems {entry['systems']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TZ", "UTC")
+    sys.exit(main())

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The bench workflow's publish step: move every collected run folder into data/runs/ (never over
+an existing one) and write one pull request description with a row per study."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+
+def describe(entry: dict, folder: Path) -> dict:
+    def load(name: str) -> dict:
+        try:
+            return json.loads((folder / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+    done, cost = load("done.json"), load("cost.json")
+    usd = cost.get("usd")
+    return {
+        "study": entry["study"], "run_id": entry["run_id"], "limit": entry["max_minutes"],
+        "status": done.get("status", "no done marker"),
+        "wall": f"{done['duration_s'] / 60:.0f} min" if isinstance(done.get("duration_s"), (int, float)) else "unknown",
+        "cost": f"${usd:.2f}" if isinstance(usd, (int, float)) else f"unknown ({cost.get('reason', 'no cost computed')})",
+        "ami": done.get("ami_id", "unknown"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--incoming", type=Path, required=True, help="merged run-* artifacts: <run-id>/{run/,done.json,cost.json}")
+    parser.add_argument("--matrix-json", required=True)
+    parser.add_argument("--runs-dir", type=Path, default=Path("data/runs"))
+    parser.add_argument("--body", type=Path, required=True)
+    parser.add_argument("--github-output", type=Path)
+    args = parser.parse_args(argv)
+    entries = json.loads(args.matrix_json)
+    rows, placed = [], []
+    for entry in entries:
+        folder = args.incoming / entry["run_id"]
+        row = describe(entry, folder)
+        source = folder / "run"
+        target = args.runs_dir / entry["run_id"]
+        if not (source / "manifest.json").is_file():
+            row["status"] += ", no run folder"
+        elif target.exists():
+            print(f"error: {target} already exists; run folders are append-only", file=sys.stderr)
+            return 1
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(source), str(target))
+            placed.append(entry["run_id"])
+        rows.append(row)
+    env = os.environ
+    lines = [f"Cloud runs measured on EC2 {env.get('INSTANCE_TYPE', '?')}, profile `{env.get('PROFILE', '?')}`, one box per study.", "",
+             "| study | run | status | box wall time | limit | cost | AMI |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['study']} | `{r['run_id']}` | {r['status']} | {r['wall']} | {r['limit']} min | {r['cost']} | {r['ami']} |" for r in rows]
+    if env.get("GITHUB_RUN_ID"):
+        lines += ["", f"Raw box logs: the `run-<run-id>` artifacts of {env.get('GITHUB_SERVER_URL')}/{env.get('GITHUB_REPOSITORY')}/actions/runs/{env['GITHUB_RUN_ID']}."]
+    args.body.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    statuses = sorted({r["status"] for r in rows})
+    outputs = {
+        "runs": str(len(placed)),
+        "run_ids": " ".join(placed),
+        "branch": next((e["run_id"][: -len(e["study"]) - 1] for e in entries if e["run_id"] in placed), ""),
+        "summary": ", ".join(f"{r['study']} {r['status']}" for r in rows) if len(statuses) > 1 else statuses[0] if statuses else "",
+    }
+    if args.github_output:
+        with args.github_output.open("a", encoding="utf-8") as handle:
+            handle.write("".join(f"{k}={v}\n" for k, v in outputs.items()))
+    print(json.dumps(outputs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
