@@ -270,7 +270,7 @@ public final class ToolLogic {
   }
 
   /** Numbers in the query as the seed's Go server wrote them (shortest form, 50 not 50.0). */
-  private static String number(double d) {
+  public static String number(double d) {
     return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
   }
 
