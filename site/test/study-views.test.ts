@@ -82,6 +82,23 @@ function analyticalCells(run: Manifest, variant: string) {
   return [...out.values()];
 }
 
+/** hyperfine's median per repetition of one cell (time_median records). */
+function repMedians(run: Manifest, workload: string, system: string, variant: string): number[] {
+  return records.filter((r) => r.run_id === run.run_id && r.study === "analytical" && r.workload === workload && r.system === system && r.variant === variant && r.metric === "time_median" && r.t === null).map((r) => r.value);
+}
+/** Do the 95 % Student-t intervals of two samples overlap? False when either has fewer than 2 values (no interval). */
+function overlaps(a: number[], b: number[]): boolean {
+  const t = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+  const iv = (v: number[]) => {
+    const m = v.reduce((x, y) => x + y, 0) / v.length;
+    const h = ((t[v.length - 2] ?? 1.96) * Math.sqrt(v.reduce((x, y) => x + (y - m) ** 2, 0) / (v.length - 1))) / Math.sqrt(v.length);
+    return [m - h, m + h];
+  };
+  if (a.length < 2 || b.length < 2) return false;
+  const [alo, ahi] = iv(a), [blo, bhi] = iv(b);
+  return !(ahi < blo || bhi < alo);
+}
+
 test("analytical page: relative view numbers equal (t + 10 ms) / (t_min + 10 ms) and their geometric means recomputed from records.json", async () => {
   const text = await open("studies/analytical/");
   const run = featuredRunOf("analytical");
@@ -106,7 +123,10 @@ test("analytical page: relative view numbers equal (t + 10 ms) / (t_min + 10 ms)
       if (c.status === "ok") {
         const ratio = (c.t + C_MS) / (tMin.get(c.workload)! + C_MS);
         (ratios.get(c.system) ?? ratios.set(c.system, []).get(c.system)!).push(ratio);
-        assert.equal(await cellText(sel), `${ratio.toFixed(2)}×`, `${variant} ${c.workload} ${c.system}`);
+        // ≈ marks a ratio whose 95 % interval over repetitions (of hyperfine's median) overlaps the fastest engine's
+        const fastest = okCells.find((x) => x.workload === c.workload && x.t === tMin.get(c.workload))!;
+        const noise = fastest.system !== c.system && overlaps(repMedians(run, c.workload, c.system, variant), repMedians(run, c.workload, fastest.system, variant));
+        assert.equal(await cellText(sel), `${ratio.toFixed(2)}×${noise ? " ≈" : ""}`, `${variant} ${c.workload} ${c.system}`);
         compared++;
       } else if (tMin.has(c.workload) || cells.some((x) => x.workload === c.workload)) {
         assert.equal(await page.locator(sel).getAttribute("data-status"), c.status, `${variant} ${c.workload} ${c.system}: status`);

@@ -3,7 +3,7 @@
 // cost (workload noop) and the pgwire throughput table. Everything is derived from records and
 // the run manifest at build time; the e2e test recomputes the relative view from records.json.
 import type { ResultRecord, RunManifest, Study, Workload } from "./data.ts";
-import { median } from "./stats.ts";
+import { median, interval95, beyondNoise, type Interval95 } from "./stats.ts";
 
 /** ClickBench's constant: ratio = (t + c) / (t_min + c), so sub-10 ms differences do not dominate the geometric mean. */
 export const RELATIVE_CONSTANT_MS = 10;
@@ -29,6 +29,8 @@ export interface EngineCell {
   max: number;
   mean: number;
   relStddev: number; // sample stddev / mean of runs (NaN with fewer than 2)
+  /** 95 % t interval over the cell's repetitions of hyperfine's median (time_median, one per repetition) */
+  ci: Interval95;
 }
 
 /** Worst status over a cell's repetitions: wrong answer > failed > ok > skipped (unsupported when the workload says so). */
@@ -69,6 +71,12 @@ export function engineCells(study: Study, run: RunManifest, records: ResultRecor
     if (c.status !== "ok" && c.reason) g.reasons.push(c.reason);
     groups.set(k, g);
   }
+  const repMedians = new Map<string, number[]>();
+  for (const r of records) {
+    if (r.run_id !== run.run_id || r.study !== study.name || r.source !== "measured" || r.metric !== "time_median" || r.t !== null) continue;
+    const k = key(r.workload, r.system, r.variant);
+    (repMedians.get(k) ?? repMedians.set(k, []).get(k)!).push(r.value);
+  }
   const runsOf = new Map<string, number[]>();
   for (const r of records) {
     if (r.run_id !== run.run_id || r.study !== study.name || r.source !== "measured" || r.metric !== "time_run" || r.t !== null) continue;
@@ -89,6 +97,7 @@ export function engineCells(study: Study, run: RunManifest, records: ResultRecor
     return {
       workload: g.workload, system: g.system, variant: g.variant, status, reason, cells: g.statuses.length, runs,
       median: runs.length ? median(runs) : NaN, min: runs.length ? Math.min(...runs) : NaN, max: runs.length ? Math.max(...runs) : NaN, mean, relStddev,
+      ci: interval95(status === "ok" ? (repMedians.get(k) ?? []) : []),
     };
   });
 }
@@ -97,7 +106,7 @@ export interface RelativeRow {
   workload: string;
   fastest: string;
   tMin: number;
-  entries: Array<EngineCell & { ratio?: number }>; // every engine's cell for this workload and variant; ratio only when ok
+  entries: Array<EngineCell & { ratio?: number; withinNoise?: boolean }>; // every engine's cell for this workload and variant; ratio only when ok; withinNoise: its 95 % interval overlaps the fastest's
 }
 export interface EngineSummary {
   system: string;
@@ -140,7 +149,7 @@ export function relativeView(cells: EngineCell[], variant: string, order: string
       continue;
     }
     const best = ok.reduce((a, b) => (b.median < a.median ? b : a));
-    rows.push({ workload: w, fastest: best.system, tMin: best.median, entries: entries.map((e) => (e.status === "ok" ? { ...e, ratio: ratio(e.median, best.median) } : e)) });
+    rows.push({ workload: w, fastest: best.system, tMin: best.median, entries: entries.map((e) => (e.status === "ok" ? { ...e, ratio: ratio(e.median, best.median), withinNoise: e !== best && beyondNoise(e.ci, best.ci) === false } : e)) });
   }
   const systems = [...new Set(own.map((c) => c.system))].sort();
   const ranked = systems.filter((s) => rows.some((r) => r.entries.some((e) => e.system === s && e.status === "ok")));
