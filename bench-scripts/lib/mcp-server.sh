@@ -69,7 +69,8 @@ mcp_port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # mcp_server_start [--timeout S] [--cwd DIR] CMD...: start CMD in its own session (setsid, so stop
 # can end its whole process group: cluster/uvicorn workers, JVM), stdout+stderr to $MCP_LOG, pid
-# in $MCP_PIDFILE; wait until MCP initialize answers on $MCP_URL (default 60 s; JVM servers pass 120).
+# in $MCP_PIDFILE; wait until MCP initialize answers on $MCP_URL (default 60 s; JVM servers pass 120;
+# SAMEBOX_MCP_START_TIMEOUT raises either).
 # On failure: the log tail on stderr, the group stopped, return 1.
 mcp_server_start() {
   local timeout_s=60 cwd="" pid i
@@ -81,6 +82,10 @@ mcp_server_start() {
     esac
   done
   (( $# > 0 )) || die "mcp_server_start: no command given"
+  # A busy machine (shared cores, a JVM's first start) may need longer: SAMEBOX_MCP_START_TIMEOUT raises it.
+  if [[ "${SAMEBOX_MCP_START_TIMEOUT:-}" =~ ^[0-9]+$ ]] && (( SAMEBOX_MCP_START_TIMEOUT > timeout_s )); then
+    timeout_s=$SAMEBOX_MCP_START_TIMEOUT
+  fi
   mkdir -p "$MCP_STATE"
   if [[ -n "$(mcp_pid)" ]]; then
     if mcp_initialize_ok; then log "$MCP_SYSTEM_NAME already running (pid $(mcp_pid)) on $MCP_URL"; return 0; fi
