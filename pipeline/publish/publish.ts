@@ -219,8 +219,23 @@ async function writeParquet(csvFile: string, parquetFile: string): Promise<boole
   return changed;
 }
 
+// Figures found to be measurement artefacts after they were recorded: kept in data/runs (never rewritten),
+// left out of what the site and Explore publish, with the reason (issue 9).
+export const WITHDRAWN: Array<{ match: (r: ResultRecord) => boolean; why: string }> = [
+  {
+    match: (r) => r.source === "measured" && r.workload.startsWith("pgbench") && r.metric === "latency_min",
+    why: "pgbench latency_min: the transaction log has whole microseconds and its minimum is often 0.000 ms, a resolution artefact (the parser no longer emits it)",
+  },
+];
+
 export async function publish(): Promise<{ records: number; runs: number; changed: string[]; warnings: string[] }> {
-  const { records, manifests, warnings } = loadAll();
+  const loaded = loadAll();
+  const { manifests, warnings } = loaded;
+  const records = loaded.records.filter((r) => !WITHDRAWN.some((w) => w.match(r)));
+  for (const w of WITHDRAWN) {
+    const n = loaded.records.filter((r) => w.match(r)).length;
+    if (n) warnings.push(`left out ${n} record(s): ${w.why}`);
+  }
   const plain = sortRecords(records);
   // results.csv/parquet and aggregates carry provenance columns; records.json stays schema-exact (the site validates it).
   const sorted = withProvenance(plain, manifests as unknown as ManifestLike[]);

@@ -120,3 +120,15 @@ test("the repository's own data/ publishes cleanly", () => {
   const r = cli(["publish"], { SAMEBOX_SITE_DIR: site });
   assert.equal(r.code, 0, r.stderr);
 });
+
+test("withdrawn artefacts (pgbench latency_min) stay in data/ but are not published, with a warning", () => {
+  const { data, site, env } = dataWithOneRun();
+  const pg = { ...rec("latency_min", 0, 1), workload: "pgbench_select_only", unit: "ms" as const };
+  writeFileSync(path.join(data, "runs", runId, "records.jsonl"), toJsonl([rec("tps", 100), rec("tps", 110, 2), pg]));
+  const r = cli(["publish"], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /left out 1 record\(s\): pgbench latency_min/);
+  const recs = JSON.parse(readFileSync(path.join(site, "src", "generated", "records.json"), "utf8"));
+  assert.ok(!recs.some((x: ResultRecord) => x.metric === "latency_min"));
+  assert.match(readFileSync(path.join(data, "runs", runId, "records.jsonl"), "utf8"), /latency_min/, "the run folder is untouched");
+});
