@@ -54,8 +54,20 @@ export interface CellEstimate {
   capped: boolean;
 }
 
+// One box: a study, or a share of its workloads when the whole study cannot finish inside one box's
+// limit. Every system of the study runs on every box, so each workload's systems are compared on one
+// machine; the boxes are the same instance type.
+export interface BoxEstimate {
+  workloads: string[] | null; // null: every workload of the study
+  cells: number;
+  cell_seconds: number;
+  expected_seconds: number;
+  limit_minutes: number;
+}
+
 export interface StudyEstimate {
   study: string;
+  boxes: BoxEstimate[];
   cells: number;
   systems: string[];
   cell_seconds: number;
@@ -242,17 +254,19 @@ export function estimate(opts: EstimateOptions): Estimate {
       setup += Math.min(s, setupCap);
     }
     const cellSeconds = estimates.reduce((a, e) => a + e.seconds, 0);
-    const expected = BOX_BOOTSTRAP_S + setup + cellSeconds;
-    const limit = limitMinutes(expected);
+    const boxes = shardBoxes(estimates, setup);
+    const expected = boxes.reduce((a, b) => a + b.expected_seconds, 0);
+    const limit = Math.max(...boxes.map((b) => b.limit_minutes));
+    if (boxes.length > 1) notes.push(`${boxes.length} boxes: one box would need ${limitMinutes(BOX_BOOTSTRAP_S + setup + cellSeconds)} min, more than ${MAX_LIMIT_MIN}; workloads are split between boxes, every system runs on every box`);
     const bases: Partial<Record<Basis, number>> = {};
     for (const e of estimates) bases[e.basis] = (bases[e.basis] ?? 0) + 1;
     const capped = estimates.filter((e) => e.capped).length;
     if (capped) notes.push(`${capped} cells project past the cell timeout (${planned.cellTimeoutS} s) and are counted at it`);
     studies.push({
-      study, cells: cells.length, systems, cell_seconds: Math.round(cellSeconds), setup_seconds: Math.round(setup),
-      bootstrap_seconds: BOX_BOOTSTRAP_S, expected_seconds: Math.round(expected), limit_minutes: limit, fits: limit <= MAX_LIMIT_MIN,
+      study, boxes, cells: cells.length, systems, cell_seconds: Math.round(cellSeconds), setup_seconds: Math.round(setup * boxes.length),
+      bootstrap_seconds: BOX_BOOTSTRAP_S * boxes.length, expected_seconds: Math.round(expected), limit_minutes: limit, fits: limit <= MAX_LIMIT_MIN,
       usd_expected: price ? round2((price.usd_per_hour * expected) / 3600) : null,
-      usd_limit: price ? round2((price.usd_per_hour * limit) / 60) : null,
+      usd_limit: price ? round2((price.usd_per_hour * boxes.reduce((a, b) => a + b.limit_minutes, 0)) / 60) : null,
       bases, capped_cells: capped, notes,
     });
   }
@@ -268,10 +282,33 @@ export function estimate(opts: EstimateOptions): Estimate {
       "cell time = newest measured matching cell (data/runs/*/manifest.json cells[].duration_s), scaled: time-bound tools swap the reference's WARMUP+DURATION for the target's; hyperfine scales with (HF_RUNS+HF_WARMUP) and REPEAT_SCALE; capped at cell_timeout_s",
       "setup per system = measured gap before its first cell, x the data-size ratio (rows/scale), capped at the runner's prepare bound",
       `box bootstrap (clone, Node, toolchains) = ${BOX_BOOTSTRAP_S / 60} min, assumed until a first cloud run measures it`,
-      `limit = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}; a study fits when its limit is <= ${MAX_LIMIT_MIN} min`,
+      `limit per box = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}, at most ${MAX_LIMIT_MIN}; a study whose one box would need more is split by workload over the fewest boxes (first-fit by decreasing time), every system on every box`,
       "no speed-up is assumed for a larger machine than the one that measured the references",
     ],
   };
+}
+
+// The fewest boxes whose limits all fit MAX_LIMIT_MIN: workloads (all their systems, variants and
+// repetitions together) packed first-fit by decreasing time. A workload that alone cannot fit keeps a
+// box of its own and makes the study not fit.
+export function shardBoxes(cells: CellEstimate[], setupSeconds: number): BoxEstimate[] {
+  const box = (workloads: string[] | null, of: CellEstimate[]): BoxEstimate => {
+    const cellSeconds = of.reduce((a, e) => a + e.seconds, 0);
+    const expected = BOX_BOOTSTRAP_S + setupSeconds + cellSeconds;
+    return { workloads, cells: of.length, cell_seconds: Math.round(cellSeconds), expected_seconds: Math.round(expected), limit_minutes: limitMinutes(expected) };
+  };
+  const whole = box(null, cells);
+  if (whole.limit_minutes <= MAX_LIMIT_MIN) return [whole];
+  // The cell time one box can hold: limit = ceil(expected x safety / 60) + margin <= MAX_LIMIT_MIN.
+  const capacity = ((MAX_LIMIT_MIN - UPLOAD_MARGIN_MIN) * 60) / LIMIT_SAFETY - BOX_BOOTSTRAP_S - setupSeconds - 60;
+  const byWorkload = new Map<string, number>();
+  for (const e of cells) byWorkload.set(e.workload, (byWorkload.get(e.workload) ?? 0) + e.seconds);
+  const bins: Array<{ workloads: string[]; seconds: number }> = [];
+  for (const [workload, seconds] of [...byWorkload.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
+    const bin = bins.find((b) => b.seconds + seconds <= capacity);
+    if (bin) { bin.workloads.push(workload); bin.seconds += seconds; } else bins.push({ workloads: [workload], seconds });
+  }
+  return bins.map((b) => box([...b.workloads].sort(), cells.filter((e) => b.workloads.includes(e.workload))));
 }
 
 function round2(x: number): number {
@@ -286,10 +323,10 @@ export function estimateMarkdown(e: Estimate): string {
     `Estimate for profile \`${e.profile}\` on ${e.instance_type} (${e.region}), one box per study; ` +
       (e.price ? `$${e.price.usd_per_hour}/h (${e.price.date}, ${e.price.source_url})` : `no price: ${e.price_reason}`) + ".",
     "",
-    "| study | cells | systems | cells time | setup | box bootstrap | expected | limit (box powers off) | expected $ | at most $ | fits |",
-    "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|",
-    ...e.studies.map((s) => `| ${s.study} | ${s.cells} | ${s.systems.join(", ")} | ${hm(s.cell_seconds)} | ${hm(s.setup_seconds)} | ${hm(s.bootstrap_seconds)} | ${hm(s.expected_seconds)} | ${s.limit_minutes} min | ${usd(s.usd_expected)} | ${usd(s.usd_limit)} | ${s.fits ? "yes" : `no (> ${MAX_LIMIT_MIN} min)`} |`),
-    `| **total** | ${e.total.cells} | | | | | ${e.total.expected_hours} h (box-hours) | | ${usd(e.total.usd_expected)} | ${usd(e.total.usd_limit)} | |`,
+    "| study | cells | systems | boxes | cells time | setup | box bootstrap | expected box-hours | longest box limit | expected $ | at most $ | fits |",
+    "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...e.studies.map((s) => `| ${s.study} | ${s.cells} | ${s.systems.join(", ")} | ${s.boxes.length} | ${hm(s.cell_seconds)} | ${hm(s.setup_seconds)} | ${hm(s.bootstrap_seconds)} | ${hm(s.expected_seconds)} | ${s.limit_minutes} min | ${usd(s.usd_expected)} | ${usd(s.usd_limit)} | ${s.fits ? "yes" : `no (> ${MAX_LIMIT_MIN} min)`} |`),
+    `| **total** | ${e.total.cells} | | ${e.studies.reduce((a, s) => a + s.boxes.length, 0)} | | | | ${e.total.expected_hours} h | | ${usd(e.total.usd_expected)} | ${usd(e.total.usd_limit)} | |`,
     "",
     `References: ${e.references.length ? e.references.join(", ") : "none (every cell counted at its timeout)"}.`,
     ...e.studies.map((s) => `- ${s.study}: cells by basis: ${Object.entries(s.bases).map(([b, n]) => `${b} ${n}`).join(", ")}${s.notes.length ? "; " + s.notes.join("; ") : ""}`),

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { BOX_BOOTSTRAP_S, dataRatio, estimate, limitMinutes, projectCell } from "../lib/estimate.ts";
+import { BOX_BOOTSTRAP_S, dataRatio, estimate, limitMinutes, MAX_LIMIT_MIN, projectCell, shardBoxes } from "../lib/estimate.ts";
 import { cli, tempDir } from "./helpers.ts";
 
 test("time-bound cells swap the measured window for the target's and keep the tool's own overhead", () => {
@@ -81,4 +81,18 @@ test("samebox estimate refuses a run over the budget and rejects a bad instance 
   const bad = cli(["estimate", "--profile", f.profile, "--instance-type", "huge"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /invalid instance type 'huge'/);
+});
+
+test("a study too long for one box is split by workload over the fewest boxes, each within the limit", () => {
+  const cells = ["a", "b", "c", "d"].flatMap((w, i) => Array.from({ length: 3 }, (_, r) => ({
+    id: `s.${w}.pg.r${r}`, study: "s", system: "pg", workload: w, variant: "hot", concurrency: 1,
+    seconds: [5000, 4000, 3000, 2000][i], basis: "same cell" as const, capped: false,
+  })));
+  const boxes = shardBoxes(cells, 600);
+  assert.ok(boxes.length > 1);
+  assert.ok(boxes.every((b) => b.limit_minutes <= MAX_LIMIT_MIN), JSON.stringify(boxes));
+  assert.deepEqual(boxes.flatMap((b) => b.workloads ?? []).sort(), ["a", "b", "c", "d"]);
+  assert.equal(boxes.reduce((n, b) => n + b.cells, 0), 12, "every cell lands on exactly one box");
+  const one = shardBoxes(cells.slice(0, 1), 600);
+  assert.deepEqual(one.map((b) => b.workloads), [null], "a study that fits keeps one box with every workload");
 });

@@ -5,6 +5,7 @@
 #
 # The same script runs locally for tests: every cloud step can be replaced.
 #   required  SAMEBOX_RUN_ID SAMEBOX_PROFILE SAMEBOX_STUDIES SAMEBOX_SYSTEMS (comma lists)
+#   share     SAMEBOX_WORKLOADS (comma list; empty = all): this box's share of a study too long for one box
 #   clone     SAMEBOX_REPO_URL SAMEBOX_COMMIT into SAMEBOX_WORKDIR (default /opt/samebox);
 #             SAMEBOX_SKIP_CLONE=1 uses SAMEBOX_WORKDIR as it is
 #   limits    SAMEBOX_MAX_MINUTES (hard power-off timer, default 240),
@@ -239,12 +240,20 @@ if [[ "${SAMEBOX_BENCH_BUDGET_SECONDS:-}" =~ ^[0-9]+$ ]] && (( SAMEBOX_BENCH_BUD
   budget_s=$SAMEBOX_BENCH_BUDGET_SECONDS
 fi
 (( budget_s > 0 )) || fail timeout "no time left for the benchmark (max ${max_minutes} min, upload margin ${margin} min)"
+profile_arg=$SAMEBOX_PROFILE
+if [[ -n "${SAMEBOX_WORKLOADS:-}" ]]; then
+  profile_arg="$status_dir/profile-$run_id.json"
+  python3 terraform/scripts/shard_profile.py --profile "$SAMEBOX_PROFILE" --studies "$SAMEBOX_STUDIES" \
+      --workloads "$SAMEBOX_WORKLOADS" --out "$profile_arg" >>"$status_dir/validate.log" 2>&1 \
+    || fail invalid_input "$(tail -n 1 "$status_dir/validate.log")"
+fi
+
 main=${SAMEBOX_MAIN:-pipeline/bin/main}
 [[ -f "$main" ]] || fail error "$main does not exist at this commit"
 start_uploader
-log "running $main --profile $SAMEBOX_PROFILE --studies $SAMEBOX_STUDIES --systems $SAMEBOX_SYSTEMS --run-id $run_id (limit ${budget_s}s)"
+log "running $main --profile $profile_arg --studies $SAMEBOX_STUDIES --systems $SAMEBOX_SYSTEMS --run-id $run_id (limit ${budget_s}s)"
 timeout --signal=TERM --kill-after=120 "$budget_s" \
-  bash "$main" --profile "$SAMEBOX_PROFILE" --studies "$SAMEBOX_STUDIES" --systems "$SAMEBOX_SYSTEMS" \
+  bash "$main" --profile "$profile_arg" --studies "$SAMEBOX_STUDIES" --systems "$SAMEBOX_SYSTEMS" \
   --run-id "$run_id" --no-site >>"$main_log" 2>&1 &
 bench_pid=$!
 # wait returns early when a signal arrives; the trap then ends the suite (TERM) before uploading.

@@ -69,7 +69,7 @@ variable "profile" {
 
   validation {
     condition     = contains(local.allowed.profiles, var.profile)
-    error_message = "profile must be one of: ci, quick, full."
+    error_message = "profile must be one of: full, quick, ci, catalogue."
   }
 }
 
@@ -90,6 +90,17 @@ variable "systems" {
   validation {
     condition     = length(var.systems) > 0 && alltrue([for s in var.systems : contains(local.allowed.systems, s)])
     error_message = "systems must be a non-empty list drawn from terraform/allowed.json's systems."
+  }
+}
+
+variable "workloads" {
+  type        = list(string)
+  description = "Share of the study's workloads this box runs (the estimate splits a study too long for one box); empty: all."
+  default     = []
+
+  validation {
+    condition     = alltrue([for w in var.workloads : can(regex("^[a-z0-9_-]+$", w))])
+    error_message = "workloads must be workload names (lowercase letters, digits, _ and -)."
   }
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The bench workflow's fan-out: one box (one run id, one Terraform state) per study of the estimate.
+"""The bench workflow's fan-out: one box (one run id, one Terraform state) per box of the estimate.
 
-Each entry carries the study, its systems, its run id (<UTC start>-<profile>-<instance type>-<study>)
-and its hard limit in minutes, which the estimate derived for that study.
+A study is one box, or several when it cannot finish inside one box's limit: then each box runs a
+share of its workloads, with every system of the study. Each entry carries the study, its systems,
+its workloads ("" = all), its run id (<UTC start>-<profile>-<instance type>-<study>[-<k>of<n>]) and
+its hard limit in minutes, which the estimate derived for that box.
 """
 from __future__ import annotations
 
@@ -24,11 +26,15 @@ def matrix(estimate: dict, now: datetime) -> list[dict]:
     for study in estimate["studies"]:
         if not study["fits"]:
             raise ValueError(f"study {study['study']} needs {study['limit_minutes']} min: more than one box may run")
-        run_id = f"{stamp}-{estimate['profile']}-{type_slug}-{study['study']}"
-        if not RUN_ID.match(run_id):
-            raise ValueError(f"run id {run_id!r} is not YYYYMMDDTHHMMSSZ-<lowercase slug>")
-        entries.append({"study": study["study"], "systems": ",".join(study["systems"]), "run_id": run_id,
-                        "max_minutes": study["limit_minutes"]})
+        boxes = study.get("boxes") or [{"workloads": None, "limit_minutes": study["limit_minutes"]}]
+        for k, box in enumerate(boxes, start=1):
+            suffix = f"-{k}of{len(boxes)}" if len(boxes) > 1 else ""
+            run_id = f"{stamp}-{estimate['profile']}-{type_slug}-{study['study']}{suffix}"
+            if not RUN_ID.match(run_id):
+                raise ValueError(f"run id {run_id!r} is not YYYYMMDDTHHMMSSZ-<lowercase slug>")
+            entries.append({"study": study["study"], "systems": ",".join(study["systems"]),
+                            "workloads": ",".join(box["workloads"] or []), "run_id": run_id,
+                            "max_minutes": box["limit_minutes"]})
     if not entries:
         raise ValueError("the estimate has no study: nothing to launch")
     return entries

@@ -33,22 +33,57 @@ def test_bench_choices_match_allowed_json():
     assert inputs["instance_type"]["options"] == ALLOWED["instance_types"]
     assert inputs["instance_type"]["default"] == ALLOWED["default_instance_type"]
     assert sorted(inputs["profile"]["options"]) == sorted(ALLOWED["profiles"])
-    assert inputs["topology"]["options"] == ALLOWED["topologies"]
-    assert inputs["studies"]["default"].split(",") == ALLOWED["studies"]
-    assert inputs["systems"]["default"].split(",") == ALLOWED["systems"]
+    assert "topology" not in inputs, "split topology was removed: inputs, docs and manifest say single"
+    assert inputs["studies"]["default"] == "all" and inputs["systems"]["default"] == "all"
+    assert float(inputs["budget_usd"]["default"]) > 0
+
+
+@pytest.mark.parametrize("profile", sorted((REPO / "pipeline" / "profiles").glob("*.json")), ids=lambda p: p.stem)
+def test_every_study_and_system_of_every_profile_is_allowed(profile):
+    """A study or system a profile runs but allowed.json lacks could never be dispatched (sqlserver was)."""
+    studies = json.loads(profile.read_text())["studies"]
+    assert profile.stem in ALLOWED["profiles"]
+    for study, spec in studies.items():
+        assert study in ALLOWED["studies"], f"{profile.name}: study {study} is not in terraform/allowed.json"
+        for system in spec["systems"]:
+            assert system in ALLOWED["systems"], f"{profile.name}: system {system} ({study}) is not in terraform/allowed.json"
+
+
+def test_allowed_json_names_only_files_that_exist():
+    for path in re.findall(r"[\w./-]+\.(?:py|tf|json|yml|sh)", ALLOWED["_comment"]):
+        assert (REPO / path).exists(), f"allowed.json's comment names {path}, which does not exist"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflows_install_like_setup_never_npm_ci(path):
+    """npm ci refuses our lock file (optional per-platform packages); setup's install works."""
+    text = path.read_text()
+    assert "npm ci" not in text and "npm install" not in text
+    runs = [step.get("run", "") for job in load_workflow(path.name)["jobs"].values() for step in job.get("steps", [])]
+    if any("npm run" in r or "pipeline/cli.ts" in r for r in runs):
+        assert any("pipeline/bin/setup node" in r for r in runs), f"{path.name} runs node code without pipeline/bin/setup node"
+
+
+def test_reaper_does_not_skip_silently():
+    job = load_workflow("reaper.yml")["jobs"]["reap"]
+    assert "if" not in job, "an unconfigured reaper must say so in every run, not skip the job"
+    check = job["steps"][0]
+    assert "::warning::" in check["run"] and "SAMEBOX_REAPER_ROLE_ARN" in check["run"]
 
 
 @pytest.mark.parametrize("name,key", [
-    ("instance_type", "instance_types"), ("topology", "topologies"), ("profile", "profiles"),
+    ("instance_type", "instance_types"), ("profile", "profiles"),
     ("studies", "studies"), ("systems", "systems"), ("region", "regions"),
 ])
 def test_run_module_validates_against_allowed_json(name, key):
     block = variable_block(TERRAFORM / "run" / "variables.tf", name)
     assert f"local.allowed.{key}" in block
     message = re.search(r'error_message\s*=\s*"([^"]*)"', block).group(1)
-    if key != "regions":  # the region message points at the file instead of listing five
+    if key in ("instance_types", "profiles"):  # short lists are named; the long ones point at the file
         for value in ALLOWED[key]:
             assert value in message, f"{name}'s error message does not name {value}"
+    else:
+        assert "terraform/allowed.json" in message
 
 
 def test_run_module_default_instance_type():
@@ -105,8 +140,18 @@ def test_bench_never_overlaps_and_always_cleans_up():
     assert destroy.get("continue-on-error") is True  # the tag sweep must still run
 
 
-def test_bench_validates_before_launching():
+def test_bench_validates_and_estimates_before_launching():
     jobs = load_workflow("bench.yml")["jobs"]
-    assert jobs["run"]["needs"] == "validate"
-    first_run_step = next(s for s in jobs["validate"]["steps"] if "run" in s)
-    assert "validate_inputs.py" in first_run_step["run"]
+    assert jobs["box"]["needs"] == "plan"
+    runs = [s["run"] for s in jobs["plan"]["steps"] if "run" in s]
+    assert "validate_inputs.py" in runs[0]
+    assert any("estimate_step.sh" in r for r in runs) and any("bench_matrix.py" in r for r in runs)
+    assert jobs["box"]["strategy"]["matrix"]["include"] == "${{ fromJSON(needs.plan.outputs.matrix) }}"
+
+
+def test_bench_waits_longer_than_one_hosted_job_allows_and_collects_whatever_happened():
+    jobs = load_workflow("bench.yml")["jobs"]
+    assert jobs["box"]["timeout-minutes"] <= 360 and jobs["collect"]["timeout-minutes"] <= 360
+    assert jobs["box"]["timeout-minutes"] + jobs["collect"]["timeout-minutes"] >= 600 + 15 + 60, "a 600-min box must be waited for"
+    assert jobs["collect"]["if"].startswith("always()") and jobs["publish"]["if"].startswith("always()")
+    assert "SAMEBOX_PR_TOKEN" in json.dumps(jobs["publish"]), "the data PR needs a token that triggers CI"

@@ -58,6 +58,8 @@ def box(tmp_path):
     shutil.copy(TERRAFORM / "allowed.json", repo / "terraform" / "allowed.json")
     shutil.copy(TERRAFORM / "scripts" / "validate_inputs.py", repo / "terraform" / "scripts" / "validate_inputs.py")
     shutil.copytree(TERRAFORM.parent / "pipeline" / "profiles", repo / "pipeline" / "profiles")
+    shutil.copy(TERRAFORM / "scripts" / "shard_profile.py", repo / "terraform" / "scripts" / "shard_profile.py")
+    shutil.copytree(TERRAFORM.parent / "bench-scripts" / "studies" / "oltp" / "workloads", repo / "bench-scripts" / "studies" / "oltp" / "workloads")
     git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
     subprocess.run([*git, "init", "-q", "-b", "main", str(repo)], check=True)
     subprocess.run([*git, "-C", str(repo), "add", "."], check=True)
@@ -208,6 +210,24 @@ def test_bad_input_is_reported_and_the_box_still_powers_off(box, overrides, name
     assert marker["status"] == "invalid_input"
     assert named in marker["detail"]
     assert not any(line.startswith("main ") for line in lines), "nothing may run on bad input"
+
+
+def test_a_box_with_a_share_of_the_workloads_runs_only_those(box):
+    result = run_box(box, SAMEBOX_PROFILE="full", SAMEBOX_WORKLOADS="oltp_insert,pgbench_tpcb")
+    assert result.returncode == 0, result.stdout + result.stderr
+    args = (box.tmp / "events.log.main-args").read_text().split()
+    profile = json.loads(Path(args[args.index("--profile") + 1]).read_text())
+    assert profile["name"] == "full" and list(profile["studies"]) == ["oltp"]
+    assert profile["studies"]["oltp"]["workloads"] == ["pgbench_tpcb", "oltp_insert"] or \
+        sorted(profile["studies"]["oltp"]["workloads"]) == ["oltp_insert", "pgbench_tpcb"]
+    assert done(box)["status"] == "ok"
+
+
+def test_an_unknown_workload_share_is_rejected_before_the_suite(box):
+    run_box(box, SAMEBOX_PROFILE="full", SAMEBOX_WORKLOADS="oltp_insert,tpcc")
+    marker = done(box)
+    assert marker["status"] == "invalid_input" and "'tpcc'" in marker["detail"]
+    assert not any(line.startswith("main ") for line in events(box))
 
 
 def test_a_box_that_dies_mid_run_has_already_uploaded_its_finished_cells(box):

@@ -106,6 +106,25 @@ run "user_data_arms_the_timer_first_and_runs_the_box_as_a_unit" {
   }
 }
 
+run "a_share_of_the_workloads_reaches_the_box" {
+  command = plan
+  variables {
+    workloads = ["large_sort", "window_rank"]
+  }
+  assert {
+    condition     = strcontains(local.user_data, "SAMEBOX_WORKLOADS='large_sort,window_rank'\n")
+    error_message = "the box's env file names its share of the workloads"
+  }
+}
+
+run "bad_workload_name_is_rejected" {
+  command = plan
+  variables {
+    workloads = ["x; rm -rf /"]
+  }
+  expect_failures = [var.workloads]
+}
+
 run "subnet_is_passed_through" {
   command = plan
   variables {
