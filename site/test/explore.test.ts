@@ -44,9 +44,11 @@ after(async () => {
 
 test("the default preset runs on load and shows its rows (and a chart when there are any)", async () => {
   assert.equal(await page.$eval("#explore", (e) => (e as HTMLElement).dataset.state), "done", await page.$eval("#error", (e) => e.textContent ?? ""));
-  // Expected: one row per workload × system of the latest measured run (tps, or qps for point selects).
-  const latest = records.filter((r) => r.source === "measured").map((r) => r.run_id).sort().at(-1);
-  const expected = new Set(records.filter((r) => r.run_id === latest && r.t === null && r.metric === (r.workload === "select_random_points" ? "qps" : "tps")).map((r) => `${r.workload}|${r.system}`));
+  // Expected: one row per workload × system of the latest measured run of each study (tps, or qps for point selects).
+  const latestOf = new Map<string, string>();
+  for (const r of records) if (r.source === "measured" && (latestOf.get(r.study) ?? "") < r.run_id) latestOf.set(r.study, r.run_id);
+  const latest = new Set(latestOf.values());
+  const expected = new Set(records.filter((r) => latest.has(r.run_id) && r.t === null && r.metric === (r.workload === "select_random_points" ? "qps" : "tps")).map((r) => `${r.workload}|${r.system}`));
   const t = await tableShape(page);
   assert.deepEqual(t.columns, ["workload", "system", "unit", "median", "min", "max", "repetitions"]);
   assert.deepEqual(new Set(t.rows.map((r) => `${r[0]}|${r[1]}`)), expected);

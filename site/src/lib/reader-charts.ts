@@ -16,9 +16,10 @@ export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { comp
   const hi = Math.max(...all) * 1.3;
   return render(
     {
-      width: 640,
+      width: 720,
       height: 60 + rows.length * (opts.compact ? 22 : 28),
-      marginLeft: 210,
+      // Room for the longest claim id (labels are ids; the table beside gives the claim's words).
+      marginLeft: Math.min(320, 20 + 6.6 * Math.max(...labels.map((l) => l.length))),
       marginRight: 20,
       marginBottom: 40,
       x: { type: "log", domain: [lo, hi], label: "times better: claimed system ÷ the other (log scale) →", grid: true },

@@ -20,7 +20,9 @@ const TABLE_ROW_LIMIT = 1000;
 const $ = (id: string) => document.getElementById(id)!;
 const root = $("explore");
 const presets: Preset[] = JSON.parse(root.dataset.presets!);
+// results.csv's columns (the record's, then publish's provenance columns), and the record's alone (a dropped run file).
 const columnTypes: Record<string, string> = JSON.parse(root.dataset.columns!);
+const recordTypes: Record<string, string> = JSON.parse(root.dataset.recordColumns!);
 const comparedRunsSql = root.dataset.comparedRuns!;
 
 // ---- start the slow parts at once: wasm (+ worker), data, then the editor and chart modules ----
@@ -107,7 +109,7 @@ async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
   await c.query("SET autoinstall_known_extensions = false; SET autoload_known_extensions = false");
   await db.registerFileText("results.csv", await csvText);
   performance.mark("samebox:csv-fetched");
-  await c.query(`CREATE TABLE results AS SELECT * FROM ${readCsv("results.csv")}`);
+  await c.query(`CREATE TABLE results AS SELECT * FROM ${readCsv("results.csv", columnTypes)}`);
   await c.query(comparedRunsSql);
   performance.mark("samebox:table-loaded");
   dbHandle = db;
@@ -115,8 +117,8 @@ async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
 }
 let dbHandle: duckdb.AsyncDuckDB | undefined;
 
-function readCsv(file: string): string {
-  const columns = Object.entries(columnTypes).map(([name, type]) => `'${name}': '${type}'`).join(", ");
+function readCsv(file: string, types: Record<string, string>): string {
+  const columns = Object.entries(types).map(([name, type]) => `'${name}': '${type}'`).join(", ");
   return `read_csv('${file}', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${columns}})`;
 }
 
@@ -245,8 +247,9 @@ async function loadYours(file: File) {
     const c = await database;
     const name = `yours-${++yoursCount}.csv`;
     const marked = rows.map((r) => ({ ...r, source: "yours", system: `${r.system} (yours)`, t: r.t ?? "" }));
-    await dbHandle!.registerFileText(name, csvFormat(marked as unknown as Record<string, string>[], Object.keys(columnTypes)));
-    await c.query(`INSERT INTO results SELECT * FROM ${readCsv(name)}`);
+    await dbHandle!.registerFileText(name, csvFormat(marked as unknown as Record<string, string>[], Object.keys(recordTypes)));
+    // BY NAME: the provenance columns results.csv carries stay empty for the reader's rows.
+    await c.query(`INSERT INTO results BY NAME SELECT * FROM ${readCsv(name, recordTypes)}`);
     await c.query(`INSERT INTO compared_runs SELECT DISTINCT run_id, study FROM results WHERE source = 'yours' EXCEPT SELECT run_id, study FROM compared_runs`);
     const runsIn = [...new Set(rows.map((r) => r.run_id))].join(", ");
     yoursStatus.textContent = `Loaded ${rows.length.toLocaleString("en-US")} records of run ${runsIn} from ${file.name} (checked here; nothing was uploaded). They are rows with source 'yours' and system '<system> (yours)', and every preset shows them beside ours.`;
