@@ -31,7 +31,10 @@ mcps_systems() { json_get "$MCPS_DIR/study.json" systems; }
 
 mcps_require_system() {
   local s="${1:-}"
-  list_contains "$(mcps_systems)" "$s" || die "unknown server '$s' (valid: $(mcps_systems | tr '\n' ' '| sed 's/ $//'))"
+  if ! list_contains "$(mcps_systems)" "$s"; then
+    log "error: unknown server '$s' (valid: $(mcps_systems | tr '\n' ' ' | sed 's/ $//'))"
+    exit 2
+  fi
 }
 
 # mcps_go_build MODULE_DIR BINARY: build a Go module's main package into $MCPS_BIN when its sources changed.

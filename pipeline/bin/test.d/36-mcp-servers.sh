@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2015,SC2012  # `check && ok || bad` is the suites' idiom; ls of a mktemp dir
+# mcp-servers study (seed 003): parser tests on real captured cells; the study's Go code (api-service);
+# bad input (unknown server/workload -> exit 2 naming the valid ones; conformance refuses a non-loopback
+# URL); then against real Redis + api-service (deps start, own ports): every server folder
+# bench-scripts/systems/mcp-*/ with a system.json whose install does not exit 3 is installed, started,
+# must pass `conformance` (both protocol revisions, 3 tools with input schemas, each tool's checked
+# result, server_type) and is stopped; the conformance checker must FAIL when Redis lost its data;
+# finally a ci profile run of the study (its records must have throughput, no errors, CPU per 1,000
+# calls and RSS for every server cell). Ports: SAMEBOX_REDIS_PORT (26379), SAMEBOX_API_PORT (28100),
+# SAMEBOX_MCP_PORT (28190) unless set; state under SAMEBOX_STATE. Builds are cached (source hashes), so
+# a warm rerun takes a few minutes; a cold one builds every server (JVM: Maven, minutes each).
+set -uo pipefail
+cd "$(dirname "$0")/../../.." || exit 1
+root="$PWD"
+# shellcheck source=SCRIPTDIR/../test-lib.sh
+. pipeline/bin/test-lib.sh
+export PATH="/usr/local/go/bin:$PATH"
+export SAMEBOX_STATE="${SAMEBOX_STATE:-/var/lib/samebox}"
+export SAMEBOX_REDIS_PORT="${SAMEBOX_REDIS_PORT:-26379}" SAMEBOX_API_PORT="${SAMEBOX_API_PORT:-28100}" SAMEBOX_MCP_PORT="${SAMEBOX_MCP_PORT:-28190}"
+export REDIS_URL="redis://127.0.0.1:$SAMEBOX_REDIS_PORT" API_SERVICE_URL="http://127.0.0.1:$SAMEBOX_API_PORT"
+study=bench-scripts/studies/mcp-servers
+
+bash pipeline/bin/setup node tools >&2 || { bad "pipeline/bin/setup node tools"; finish; }
+
+# 1. Parser tests (node:test) on real cells.
+out=$(mktemp)
+node_modules/.bin/node --test --test-reporter=spec pipeline/test/parsers-mcp-servers.test.ts > "$out" 2>&1
+p=$(grep -E '^ℹ pass [0-9]+' "$out" | awk '{print $3}'); f=$(grep -E '^ℹ fail [0-9]+' "$out" | awk '{print $3}')
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+[[ -n "$p" ]] || bad "parser tests did not run"
+[[ "${f:-0}" == 0 ]] || grep -B2 -A15 '✖' "$out" | head -40
+rm -f "$out"
+
+# 2. The api-service's own tests (seed's catalogue: Electronics 50..500 finds 2,251) and the seeder builds.
+t "go test studies/mcp-servers/api-service" bash -c "cd $study/api-service && go test ./..."
+t "go vet studies/mcp-servers/seeder" bash -c "cd $study/seeder && go vet ./..."
+
+# 3. Bad input.
+err=$(bash "$study/run" mcp-cobol closed_loop 2>&1); rc=$?
+[[ $rc -eq 2 && "$err" == *"unknown server 'mcp-cobol'"*"valid: mcp-rust mcp-go"* ]] && ok "unknown server: exit 2 listing the valid ones" || bad "unknown server: exit $rc: $err"
+err=$(bash "$study/prepare" mcp-cobol 2>&1); rc=$?
+[[ $rc -eq 2 && "$err" == *"valid: "*"mcp-python"* ]] && ok "prepare: unknown server exit 2" || bad "prepare unknown server: exit $rc: $err"
+err=$(bash "$study/run" mcp-go no_such_workload 2>&1); rc=$?
+[[ $rc -eq 2 && "$err" == *"valid: closed_loop open_loop seed_k6"* ]] && ok "unknown workload: exit 2 listing the valid ones" || bad "unknown workload: exit $rc: $err"
+err=$("$study/conformance" http://192.0.2.1:80/mcp 2>&1); rc=$?
+[[ $rc -eq 2 && "$err" == *"not an http loopback URL"* ]] && ok "conformance refuses a non-loopback URL (exit 2)" || bad "conformance non-loopback: exit $rc: $err"
+err=$(bash "$study/deps" restart 2>&1); rc=$?
+[[ $rc -eq 2 && "$err" == *"valid: start, ensure, stop, reseed, status"* ]] && ok "deps: unknown action exit 2" || bad "deps unknown action: exit $rc: $err"
+err=$(node_modules/.bin/node --disable-warning=ExperimentalWarning pipeline/cli.ts run --profile ci --studies mcp-servers --systems mcp-cobol --dry-run 2>&1); rc=$?
+[[ $rc -eq 2 && "$err" == *"mcp-cobol"*"mcp-go"* ]] && ok "samebox run --systems mcp-cobol: exit 2 naming the valid ones" || bad "samebox unknown system: exit $rc: $err"
+
+# 4. Real Redis + api-service.
+trap 'bash "$root/$study/deps" stop >/dev/null 2>&1 || true' EXIT
+if bash "$study/install" >&2 && bash "$study/deps" start >&2; then ok "deps start (Redis :$SAMEBOX_REDIS_PORT, api-service :$SAMEBOX_API_PORT, seeded)"; else bad "deps start"; finish; fi
+t "seeder --verify after deps start" "$SAMEBOX_STATE/mcp-servers/bin/seeder" --url "$REDIS_URL" --verify
+search=$(curl -fsS "$API_SERVICE_URL/products/search?category=Electronics&min_price=50&max_price=500&limit=10")
+[[ "$search" == *'"total_found":2251'* ]] && ok "api-service: the seed's search finds 2,251 products" || bad "api-service search: ${search:0:200}"
+
+# 5. Every server folder: install (exit 3 = not available here), start, conformance, stop.
+conformant=()
+for dir in bench-scripts/systems/mcp-*/; do
+  s=$(basename "$dir")
+  [[ -f "$dir/system.json" ]] || { echo "skip $s: no system.json yet"; continue; }
+  start=$SECONDS
+  bash "$dir/install" > /tmp/samebox-36-install.log 2>&1; rc=$?
+  if [[ $rc -eq 3 ]]; then echo "skip $s: $(tail -n 1 /tmp/samebox-36-install.log)"; continue; fi
+  if [[ $rc -ne 0 ]]; then bad "install $s (exit $rc)"; tail -n 5 /tmp/samebox-36-install.log | sed 's/^/     | /'; continue; fi
+  ok "install $s ($(( SECONDS - start )) s, $(bash "$dir/version" 2>/dev/null))"
+  if ! bash "$dir/start" > /tmp/samebox-36-start.log 2>&1; then bad "start $s"; tail -n 8 /tmp/samebox-36-start.log | sed 's/^/     | /'; bash "$dir/stop" >/dev/null 2>&1; continue; fi
+  url=$(bash "$dir/env" | sed -n 's/^MCP_URL=//p')
+  if out=$("$study/conformance" "$url" --server-type "${s#mcp-}" 2>&1); then ok "$s passes conformance at $url ($(grep -c '^ok' <<<"$out") checks)"; conformant+=("$s")
+  else bad "$s conformance"; grep -v '^ok' <<<"$out" | head -8 | sed 's/^/     | /'; fi
+  [[ -n "$(bash "$dir/pids")" ]] && ok "$s pids" || bad "$s pids printed nothing while running"
+  bash "$dir/stop" >&2 && ok "stop $s" || bad "stop $s"
+  ! bash "$dir/check" >/dev/null 2>&1 && ok "$s check fails after stop" || bad "$s still answers after stop"
+done
+
+# 6. The checker must be able to fail: histories deleted -> get_user_cart's check fails.
+if (( ${#conformant[@]} > 0 )); then
+  s=${conformant[0]}; dir=bench-scripts/systems/$s
+  if bash "$dir/start" >/dev/null 2>&1; then
+    url=$(bash "$dir/env" | sed -n 's/^MCP_URL=//p')
+    redis-cli -p "$SAMEBOX_REDIS_PORT" --scan --pattern 'bench:history:*' | xargs -n 500 redis-cli -p "$SAMEBOX_REDIS_PORT" DEL >/dev/null
+    out=$("$study/conformance" "$url" 2>&1); rc=$?
+    [[ $rc -eq 1 && "$out" == *"FAIL 2025-06-18 get_user_cart: len(recent_history)"* ]] && ok "conformance fails when Redis lost the histories ($s)" || bad "conformance did not fail on missing data: exit $rc"
+    bash "$study/deps" reseed >&2
+    bash "$dir/stop" >/dev/null 2>&1
+  else bad "restart $s for the negative check"; fi
+fi
+
+# 7. A ci profile run of the study (records in a temporary data dir).
+data=$(mktemp -d)
+if SAMEBOX_DATA_DIR="$data" node_modules/.bin/node --disable-warning=ExperimentalWarning pipeline/cli.ts run --profile ci --studies mcp-servers > "$data/run.log" 2>&1; then
+  ok "ci profile run of mcp-servers: $(tail -n 1 "$data/run.log" | cut -c1-120)"
+else bad "ci profile run of mcp-servers"; tail -n 12 "$data/run.log" | sed 's/^/     | /'; fi
+records=$(ls "$data"/runs/*/records.csv 2>/dev/null | head -n1)
+if [[ -n "$records" ]]; then
+  verdict=$(python3 - "$records" <<'PY'
+import csv, sys, collections
+cells = collections.defaultdict(dict)
+for r in csv.DictReader(open(sys.argv[1])):
+    cells[(r["system"], r["workload"])][r["metric"]] = float(r["value"])
+bad = []
+for (system, workload), m in sorted(cells.items()):
+    for need in ("throughput", "server_cpu_per_1k_calls", "loadgen_cpu_per_1k_calls", "server_rss_avg", "server_rss_peak", "latency_p99", "seed_way_rps"):
+        if not m.get(need, 0) > 0:
+            bad.append(f"{system}/{workload}: {need}={m.get(need)}")
+    if m.get("errors", 1) != 0:
+        bad.append(f"{system}/{workload}: errors={m.get('errors')}")
+print(("ok " if not bad and cells else "bad ") + (f"{len(cells)} cells with every metric" if not bad else "; ".join(bad[:6])))
+PY
+)
+  [[ "$verdict" == ok* ]] && ok "ci records: ${verdict#ok }" || bad "ci records: ${verdict#bad }"
+fi
+rm -rf "$data"
+finish
