@@ -461,9 +461,11 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
           const idleMiB = sampleServer ? treeMemoryMiB(st.pids) : null;
           const sampler = sampleServer ? new ResourceSampler(st.pids, cellDir) : null;
           sampler?.start();
+          // A workload may raise (never lower) the profile's cell timeout: write workloads that keep the seed's batch size.
+          const timeoutS = typeof workload.cell_timeout_s === "number" ? Math.max(workload.cell_timeout_s, ps.cellTimeoutS) : ps.cellTimeoutS;
           const r = await runVerb(studyVerb("run"), [system, cell.workload], {
             env: { ...baseEnv, CELL_DIR: cellDir, THREADS: String(cell.concurrency), VARIANT: cell.variant, REPETITION: String(cell.repetition), WORKLOAD: cell.workload },
-            timeoutS: ps.cellTimeoutS,
+            timeoutS,
             stdoutFile: path.join(cellDir, "stdout.txt"),
             stderrFile: path.join(cellDir, "stderr.txt"),
           });
@@ -491,7 +493,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
           } else if (r.code === EXIT_UNAVAILABLE) {
             Object.assign(cell, { status: "skipped", reason: tail(r.stdout + r.stderr, 1) || "not supported" });
           } else {
-            Object.assign(cell, { status: "failed", reason: r.timedOut ? `timed out after ${ps.cellTimeoutS}s` : `exited ${r.code}: ${tail(r.stderr)}` });
+            Object.assign(cell, { status: "failed", reason: r.timedOut ? `timed out after ${timeoutS}s` : `exited ${r.code}: ${tail(r.stderr)}` });
           }
           progress.cellDone(cell.id, cell.status, r.seconds);
           writeManifest();

@@ -44,7 +44,7 @@ test("every cell outcome is recorded and the run goes on", { timeout: 120_000 },
   assert.ok(existsSync(path.join(dir, byId["toy.fails.fakedb.c2.warm.r1"].log)), "failed cell keeps its log");
   assert.match(byId["toy.garbage.fakedb.c2.warm.r2"].reason, /did not parse: sysbench output has no 'SQL statistics:'/);
   assert.equal(byId["toy.wrong.fakedb.c2.warm.r1"].status, "wrong_answer");
-  assert.match(byId["toy.slow.fakedb.c2.warm.r1"].reason, /timed out after 10s/);
+  assert.match(byId["toy.slow.fakedb.c2.warm.r1"].reason, /timed out after 12s/, "the workload's cell_timeout_s (12) raises the profile's (10)");
   assert.equal(byId["toy.good.absentdb.c2.warm.r1"].status, "skipped");
   assert.match(byId["toy.good.absentdb.c2.warm.r1"].reason, /only available on the cloud box/);
   assert.equal(m.systems.fakedb.version, "1.2.3");
