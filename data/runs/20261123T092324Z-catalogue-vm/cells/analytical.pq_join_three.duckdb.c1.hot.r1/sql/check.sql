@@ -1,0 +1,1 @@
+SELECT pq_customers.region, pq_products.category, SUM(pq_orders.quantity * pq_products.price) FROM pq_orders JOIN pq_customers ON pq_orders.customer_id = pq_customers.id JOIN pq_products ON pq_orders.product_id = pq_products.id GROUP BY pq_customers.region, pq_products.category ORDER BY pq_customers.region, pq_products.category;

@@ -1,0 +1,1 @@
+SELECT pq_products.category, COUNT(*), SUM(pq_lineitem.quantity * pq_lineitem.unit_price) FROM pq_lineitem JOIN pq_products ON pq_lineitem.product_id = pq_products.id GROUP BY pq_products.category ORDER BY pq_products.category;

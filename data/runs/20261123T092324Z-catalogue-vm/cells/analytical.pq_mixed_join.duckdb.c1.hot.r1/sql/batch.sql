@@ -1,0 +1,2 @@
+SELECT lr.name, SUM(pq_sales.amount), SUM(CAST(pq_sales.amount * lr.tax_rate AS DOUBLE PRECISION) / 100) FROM pq_sales JOIN ref_regions lr ON pq_sales.region_id = lr.id GROUP BY lr.name ORDER BY lr.name;
+SELECT lr.name, SUM(pq_sales.amount), SUM(CAST(pq_sales.amount * lr.tax_rate AS DOUBLE PRECISION) / 100) FROM pq_sales JOIN ref_regions lr ON pq_sales.region_id = lr.id GROUP BY lr.name ORDER BY lr.name;

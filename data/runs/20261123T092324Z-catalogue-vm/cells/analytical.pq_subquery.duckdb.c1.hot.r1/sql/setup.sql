@@ -1,0 +1,2 @@
+CREATE OR REPLACE VIEW pq_events AS SELECT * FROM read_parquet('/var/lib/samebox-h6-cat/analytical/data/parquet/events.parquet');
+CREATE OR REPLACE VIEW pq_customers AS SELECT * FROM read_parquet('/var/lib/samebox-h6-cat/analytical/data/parquet/customers.parquet');

@@ -1,0 +1,1 @@
+SELECT * FROM pq_events WHERE amount > 500 AND score > 5000;

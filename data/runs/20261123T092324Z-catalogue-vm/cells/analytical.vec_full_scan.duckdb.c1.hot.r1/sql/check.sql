@@ -1,0 +1,1 @@
+SELECT COUNT(*), SUM(list_sum(embedding::FLOAT[])) FROM vec_items;
