@@ -1,0 +1,116 @@
+"""The bench workflow's own steps, run here: the fan-out matrix, the tfvars, collecting what a box
+uploaded (real `aws s3` against moto), and placing run folders for the one pull request."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REGION, SCRIPTS
+
+PREFIX = "boxes/AROATESTROLE:i-0123456789abcdef0/"
+VENV_BIN = Path(sys.executable).parent
+
+
+def estimate(boxes_per_study):
+    return {"profile": "full", "instance_type": "c6a.4xlarge", "studies": [
+        {"study": study, "systems": ["postgresql", "sqlite"], "fits": True, "limit_minutes": 100,
+         "boxes": [{"workloads": w, "limit_minutes": 90 + i} for i, w in enumerate(boxes)]}
+        for study, boxes in boxes_per_study.items()]}
+
+
+def run_script(name, *args, env=None, cwd=None):
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *args], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=cwd)
+
+
+def test_matrix_has_one_entry_per_box_with_its_own_limit(tmp_path):
+    est = tmp_path / "estimate.json"
+    est.write_text(json.dumps(estimate({"oltp": [None], "analytical": [["a", "b"], ["c"]]})))
+    result = run_script("bench_matrix.py", "--estimate", str(est), "--now", "2030-01-01T12:00:00Z")
+    assert result.returncode == 0, result.stderr
+    entries = json.loads(result.stdout.split("=", 1)[1])
+    assert [e["run_id"] for e in entries] == ["20300101T120000Z-full-c6a-4xlarge-oltp",
+                                             "20300101T120000Z-full-c6a-4xlarge-analytical-1of2",
+                                             "20300101T120000Z-full-c6a-4xlarge-analytical-2of2"]
+    assert [e["workloads"] for e in entries] == ["", "a,b", "c"]
+    assert [e["max_minutes"] for e in entries] == [90, 90, 91]
+
+
+def test_matrix_refuses_a_study_that_does_not_fit(tmp_path):
+    est = estimate({"mcp-db": [None]})
+    est["studies"][0]["fits"] = False
+    (tmp_path / "e.json").write_text(json.dumps(est))
+    result = run_script("bench_matrix.py", "--estimate", str(tmp_path / "e.json"))
+    assert result.returncode == 2 and "mcp-db" in result.stderr
+
+
+def test_tfvars_carry_the_share_and_reject_bad_names():
+    ok = run_script("run_tfvars.py", "--study", "analytical", "--systems", "postgresql,sqlite",
+                    "--workloads", "large_sort,window_rank", "--expires-at", "2030-01-01T18:00:00Z")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout) == {"studies": ["analytical"], "systems": ["postgresql", "sqlite"],
+                                     "workloads": ["large_sort", "window_rank"], "expires_at": "2030-01-01T18:00:00Z"}
+    bad = run_script("run_tfvars.py", "--study", "analytical", "--systems", "postgresql", "--workloads", "x;y",
+                     "--expires-at", "2030-01-01T18:00:00Z")
+    assert bad.returncode == 2 and "invalid workload" in bad.stderr
+
+
+def collect(s3, moto_endpoint, script_env, tmp_path, bucket):
+    env = dict(script_env, RUN_ID="20300101T120000Z-full-c6a-4xlarge-oltp", RESULTS_PREFIX=f"s3://{bucket}/{PREFIX}",
+               INSTANCE_IDS="", MAX_MINUTES="0", AWS_REGION=REGION, GITHUB_OUTPUT=str(tmp_path / "out"),
+               PATH=f"{VENV_BIN}:{os.environ['PATH']}", SAMEBOX_S3_CMD=f"{VENV_BIN}/aws --endpoint-url {moto_endpoint} s3",
+               SAMEBOX_WAIT_ARGS=f"--endpoint-url {moto_endpoint} --interval-seconds 0.2 --timeout-minutes 0.02")
+    result = subprocess.run(["bash", str(SCRIPTS / "collect_step.sh")], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=180)
+    return result, tmp_path / "collected" / env["RUN_ID"]
+
+
+def test_collect_after_a_box_died_keeps_what_its_periodic_sync_sent(s3, moto_endpoint, script_env, tmp_path):
+    bucket = "results-dead"
+    s3.create_bucket(Bucket=bucket)
+    # What the periodic sync had sent before the box died: no done.json.
+    s3.put_object(Bucket=bucket, Key=PREFIX + "run/manifest.json", Body=b'{"run_id": "x"}')
+    s3.put_object(Bucket=bucket, Key=PREFIX + "run/cells/a/stdout.txt", Body=b"raw")
+    s3.put_object(Bucket=bucket, Key=PREFIX + "logs/main.log", Body=b"log")
+    result, dest = collect(s3, moto_endpoint, script_env, tmp_path, bucket)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (dest / "run" / "cells" / "a" / "stdout.txt").read_text() == "raw"
+    assert (dest / "logs" / "main.log").is_file() and not (dest / "done.json").exists()
+    assert "has_run_folder=true" in (tmp_path / "out").read_text()
+    cost = run_script("run_cost.py", "--region", REGION, "--instance-type", "c6a.4xlarge", "--done", str(dest / "done.json"))
+    assert json.loads(cost.stdout)["usd"] is None, "no marker, no made-up cost"
+
+
+def test_collect_of_a_box_that_uploaded_nothing(s3, moto_endpoint, script_env, tmp_path):
+    s3.create_bucket(Bucket="results-empty")
+    result, _ = collect(s3, moto_endpoint, script_env, tmp_path, "results-empty")
+    assert result.returncode == 0, result.stderr
+    assert "has_run_folder=false" in (tmp_path / "out").read_text()
+
+
+def test_place_runs_moves_every_folder_and_writes_one_description(tmp_path):
+    matrix = [{"study": "oltp", "run_id": "20300101T120000Z-full-c6a-4xlarge-oltp", "max_minutes": 120, "systems": "", "workloads": ""},
+              {"study": "mcp-db", "run_id": "20300101T120000Z-full-c6a-4xlarge-mcp-db", "max_minutes": 500, "systems": "", "workloads": ""}]
+    incoming = tmp_path / "incoming"
+    first = incoming / matrix[0]["run_id"]
+    (first / "run").mkdir(parents=True)
+    (first / "run" / "manifest.json").write_text("{}")
+    (first / "done.json").write_text(json.dumps({"status": "ok", "duration_s": 3000, "ami_id": "ami-1"}))
+    (first / "cost.json").write_text(json.dumps({"usd": 0.51}))
+    result = run_script("place_runs.py", "--incoming", str(incoming), "--matrix-json", json.dumps(matrix),
+                        "--runs-dir", str(tmp_path / "data" / "runs"), "--body", str(tmp_path / "body.md"),
+                        "--github-output", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "data" / "runs" / matrix[0]["run_id"] / "manifest.json").is_file()
+    body = (tmp_path / "body.md").read_text()
+    assert "| oltp | `20300101T120000Z-full-c6a-4xlarge-oltp` | ok | 50 min | 120 min | $0.51 | ami-1 |" in body
+    assert "| mcp-db |" in body and "no done marker, no run folder" in body
+    out = dict(line.split("=", 1) for line in (tmp_path / "out").read_text().splitlines())
+    assert out["runs"] == "1" and out["branch"] == "20300101T120000Z-full-c6a-4xlarge"
+    again = run_script("place_runs.py", "--incoming", str(incoming), "--matrix-json", json.dumps(matrix[:1]),
+                       "--runs-dir", str(tmp_path / "data" / "runs"), "--body", str(tmp_path / "body.md"))
+    # The folder was moved away, so the second call finds none to place and never overwrites.
+    assert again.returncode == 0 and json.loads(again.stdout)["runs"] == "0"
