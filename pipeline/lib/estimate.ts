@@ -27,6 +27,8 @@ export const COUNT_BOUND_TOOLS = new Set(["hyperfine"]);
 // An assumption until a first real run measures it (docs/cloud.md says so).
 export const BOX_BOOTSTRAP_S = 20 * 60;
 export const INSTALL_START_ALLOWANCE_S = 300;
+// Setup of a system for a study nothing has measured yet (install, start, load): an assumption, noted.
+export const SETUP_ASSUMED_S = 15 * 60;
 // The limit adds this much to the estimate, then the upload margin the box keeps free.
 export const LIMIT_SAFETY = 1.25;
 export const UPLOAD_MARGIN_MIN = 15;
@@ -35,7 +37,9 @@ export const MIN_LIMIT_MIN = 30;
 // waits for a box in two jobs (launch-and-wait, then collect), each under that.
 export const MAX_LIMIT_MIN = 600;
 
-export type Basis = "same cell" | "same workload, system and variant" | "same workload and system" | "same workload" | "study median" | "none";
+export type Basis = "same cell" | "same workload, system and variant" | "same workload and system" | "same workload" | "profile window" | "study median" | "none";
+// A time-bound cell with no measured reference lasts its window plus this much tool start-up (an assumption).
+export const WINDOW_OVERHEAD_S = 30;
 
 export interface ReferenceCell {
   run_id: string;
@@ -59,6 +63,7 @@ export interface CellEstimate {
 // machine; the boxes are the same instance type.
 export interface BoxEstimate {
   workloads: string[] | null; // null: every workload of the study
+  variants: string[] | null; // null: every variant; else one variant (a workload too long for one box)
   cells: number;
   cell_seconds: number;
   expected_seconds: number;
@@ -227,11 +232,18 @@ export function estimate(opts: EstimateOptions): Estimate {
         return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
           seconds: Math.min(projected, planned.cellTimeoutS), basis, reference: found[0].run_id, capped };
       }
+      // No measurement of this workload anywhere: a time-bound tool still lasts its window.
+      const tool = toolOf(study, c.workload) ?? "";
+      if (!COUNT_BOUND_TOOLS.has(tool) && target.DURATION !== undefined) {
+        const seconds = num(target.DURATION) + num(target.WARMUP) + WINDOW_OVERHEAD_S;
+        return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
+          seconds: Math.min(seconds, planned.cellTimeoutS), basis: "profile window" as Basis, capped: seconds > planned.cellTimeoutS };
+      }
       return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
         seconds: NaN, basis: "none" as Basis, capped: false };
     });
     // Cells with no reference of their own workload: the median projected cell of the study, or the cell timeout.
-    const known = estimates.filter((e) => e.basis !== "none").map((e) => e.seconds);
+    const known = estimates.filter((e) => e.basis !== "none" && e.basis !== "profile window").map((e) => e.seconds);
     const fallback = known.length ? median(known) : planned.cellTimeoutS;
     for (const e of estimates) if (e.basis === "none") Object.assign(e, { seconds: fallback, basis: known.length ? "study median" : "none" });
 
@@ -247,8 +259,8 @@ export function estimate(opts: EstimateOptions): Estimate {
         const ref = run.setups.get(`${system}/${study}`)!;
         s = ref.seconds * dataRatio(target, ref.env);
       } else {
-        s = measuredSetups.length ? median(measuredSetups) : setupCap;
-        notes.push(`${system}: no measured setup for ${study}; ${measuredSetups.length ? "the study's median" : "the runner's cap"} used`);
+        s = measuredSetups.length ? median(measuredSetups) : SETUP_ASSUMED_S;
+        notes.push(`${system}: no measured setup for ${study}; ${measuredSetups.length ? "the study's median" : `${SETUP_ASSUMED_S / 60} min assumed`} used`);
       }
       if (s > setupCap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the runner's prepare bound; counted as ${setupCap} s (the prepare would time out there)`);
       setup += Math.min(s, setupCap);
@@ -280,7 +292,8 @@ export function estimate(opts: EstimateOptions): Estimate {
       usd_expected: sum((s) => s.usd_expected), usd_limit: sum((s) => s.usd_limit) },
     method: [
       "cell time = newest measured matching cell (data/runs/*/manifest.json cells[].duration_s), scaled: time-bound tools swap the reference's WARMUP+DURATION for the target's; hyperfine scales with (HF_RUNS+HF_WARMUP) and REPEAT_SCALE; capped at cell_timeout_s",
-      "setup per system = measured gap before its first cell, x the data-size ratio (rows/scale), capped at the runner's prepare bound",
+      `setup per system = measured gap before its first cell, x the data-size ratio (rows/scale), capped at the runner's prepare bound (never measured for the study: ${SETUP_ASSUMED_S / 60} min assumed)`,
+      `a time-bound cell never measured = its WARMUP + DURATION + ${WINDOW_OVERHEAD_S} s; any other cell never measured = the study's median projected cell`,
       `box bootstrap (clone, Node, toolchains) = ${BOX_BOOTSTRAP_S / 60} min, assumed until a first cloud run measures it`,
       `limit per box = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}, at most ${MAX_LIMIT_MIN}; a study whose one box would need more is split by workload over the fewest boxes (first-fit by decreasing time), every system on every box`,
       "no speed-up is assumed for a larger machine than the one that measured the references",
@@ -289,33 +302,46 @@ export function estimate(opts: EstimateOptions): Estimate {
 }
 
 // The fewest boxes whose limits all fit MAX_LIMIT_MIN: workloads (all their systems, variants and
-// repetitions together) packed first-fit by decreasing time. A workload that alone cannot fit keeps a
-// box of its own and makes the study not fit.
+// repetitions together) packed first-fit by decreasing time; a workload too long for one box is split
+// by variant. A (workload, variant) that alone cannot fit keeps a box of its own and makes the study not fit.
 export function shardBoxes(cells: CellEstimate[], setupSeconds: number): BoxEstimate[] {
-  const box = (workloads: string[] | null, of: CellEstimate[]): BoxEstimate => {
+  const box = (workloads: string[] | null, variant: string | null, of: CellEstimate[]): BoxEstimate => {
     const cellSeconds = of.reduce((a, e) => a + e.seconds, 0);
     const expected = BOX_BOOTSTRAP_S + setupSeconds + cellSeconds;
-    return { workloads, cells: of.length, cell_seconds: Math.round(cellSeconds), expected_seconds: Math.round(expected), limit_minutes: limitMinutes(expected) };
+    return { workloads, variants: variant === null ? null : [variant], cells: of.length, cell_seconds: Math.round(cellSeconds),
+      expected_seconds: Math.round(expected), limit_minutes: limitMinutes(expected) };
   };
-  const whole = box(null, cells);
+  const whole = box(null, null, cells);
   if (whole.limit_minutes <= MAX_LIMIT_MIN) return [whole];
   // The cell time one box can hold: limit = ceil(expected x safety / 60) + margin <= MAX_LIMIT_MIN.
   const capacity = ((MAX_LIMIT_MIN - UPLOAD_MARGIN_MIN) * 60) / LIMIT_SAFETY - BOX_BOOTSTRAP_S - setupSeconds - 60;
-  const byWorkload = new Map<string, number>();
-  for (const e of cells) byWorkload.set(e.workload, (byWorkload.get(e.workload) ?? 0) + e.seconds);
-  const bins: Array<{ workloads: string[]; seconds: number }> = [];
-  for (const [workload, seconds] of [...byWorkload.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
-    const bin = bins.find((b) => b.seconds + seconds <= capacity);
-    if (bin) { bin.workloads.push(workload); bin.seconds += seconds; } else bins.push({ workloads: [workload], seconds });
+  // Items to pack: a workload with all its variants, or, when that alone is too long for a box, the
+  // workload once per variant (boxes then hold one variant each: systems still compared on one box).
+  const sumOf = (of: CellEstimate[]) => of.reduce((a, e) => a + e.seconds, 0);
+  const items: Array<{ workload: string; variant: string | null; seconds: number }> = [];
+  for (const workload of [...new Set(cells.map((e) => e.workload))]) {
+    const of = cells.filter((e) => e.workload === workload);
+    const variants = [...new Set(of.map((e) => e.variant))];
+    if (sumOf(of) <= capacity || variants.length < 2) items.push({ workload, variant: null, seconds: sumOf(of) });
+    else for (const v of variants) items.push({ workload, variant: v, seconds: sumOf(of.filter((e) => e.variant === v)) });
   }
-  return bins.map((b) => box([...b.workloads].sort(), cells.filter((e) => b.workloads.includes(e.workload))));
+  const bins: Array<{ workloads: string[]; variant: string | null; seconds: number }> = [];
+  for (const item of items.sort((a, b) => b.seconds - a.seconds || a.workload.localeCompare(b.workload))) {
+    const bin = bins.find((b) => b.variant === item.variant && b.seconds + item.seconds <= capacity);
+    if (bin) { bin.workloads.push(item.workload); bin.seconds += item.seconds; } else bins.push({ workloads: [item.workload], variant: item.variant, seconds: item.seconds });
+  }
+  return bins.map((b) => box([...b.workloads].sort(), b.variant,
+    cells.filter((e) => b.workloads.includes(e.workload) && (b.variant === null || e.variant === b.variant))));
 }
 
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-const hm = (s: number) => `${Math.floor(s / 3600)} h ${String(Math.round((s % 3600) / 60)).padStart(2, "0")} min`;
+const hm = (s: number) => {
+  const minutes = Math.round(s / 60);
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+};
 const usd = (x: number | null) => (x === null ? "n/a" : `$${x.toFixed(2)}`);
 
 export function estimateMarkdown(e: Estimate): string {

@@ -61,10 +61,11 @@ test("estimate projects every planned cell from the newest measured one and pric
   assert.equal(oltp.usd_expected, Math.round(e.price!.usd_per_hour * oltp.expected_seconds / 36) / 100);
 });
 
-test("a cell without any reference counts at the cell timeout, and a region without a price gives no dollars", () => {
+test("a time-bound cell never measured lasts its window, and a region without a price gives no dollars", () => {
   const f = fixture();
   const e = estimate({ profile: f.profile, instanceType: "c6a.4xlarge", region: "eu-central-1", runsDir: path.join(f.dir, "none") });
-  assert.equal(e.studies[0].cell_seconds, 6 * 400);
+  assert.deepEqual(e.studies[0].bases, { "profile window": 6 });
+  assert.equal(e.studies[0].cell_seconds, 6 * (60 + 10 + 30));
   assert.equal(e.studies[0].usd_expected, null);
   assert.match(e.price_reason ?? "", /no confirmed price for c6a.4xlarge in eu-central-1/);
 });

@@ -5,7 +5,8 @@
 #
 # The same script runs locally for tests: every cloud step can be replaced.
 #   required  SAMEBOX_RUN_ID SAMEBOX_PROFILE SAMEBOX_STUDIES SAMEBOX_SYSTEMS (comma lists)
-#   share     SAMEBOX_WORKLOADS (comma list; empty = all): this box's share of a study too long for one box
+#   share     SAMEBOX_WORKLOADS, SAMEBOX_VARIANTS (comma lists; empty = all): this box's share of a
+#             study too long for one box
 #   clone     SAMEBOX_REPO_URL SAMEBOX_COMMIT into SAMEBOX_WORKDIR (default /opt/samebox);
 #             SAMEBOX_SKIP_CLONE=1 uses SAMEBOX_WORKDIR as it is
 #   limits    SAMEBOX_MAX_MINUTES (hard power-off timer, default 240),
@@ -244,7 +245,7 @@ profile_arg=$SAMEBOX_PROFILE
 if [[ -n "${SAMEBOX_WORKLOADS:-}" ]]; then
   profile_arg="$status_dir/profile-$run_id.json"
   python3 terraform/scripts/shard_profile.py --profile "$SAMEBOX_PROFILE" --studies "$SAMEBOX_STUDIES" \
-      --workloads "$SAMEBOX_WORKLOADS" --out "$profile_arg" >>"$status_dir/validate.log" 2>&1 \
+      --workloads "$SAMEBOX_WORKLOADS" --variants "${SAMEBOX_VARIANTS:-}" --out "$profile_arg" >>"$status_dir/validate.log" 2>&1 \
     || fail invalid_input "$(tail -n 1 "$status_dir/validate.log")"
 fi
 

@@ -14,6 +14,7 @@ locals {
     SAMEBOX_STUDIES                 = join(",", var.studies)
     SAMEBOX_SYSTEMS                 = join(",", var.systems)
     SAMEBOX_WORKLOADS               = join(",", var.workloads)
+    SAMEBOX_VARIANTS                = join(",", var.variants)
     SAMEBOX_REPO_URL                = var.repository_url
     SAMEBOX_COMMIT                  = var.commit
     SAMEBOX_MAX_MINUTES             = tostring(var.max_minutes)

@@ -104,6 +104,17 @@ variable "workloads" {
   }
 }
 
+variable "variants" {
+  type        = list(string)
+  description = "Variants this box runs (a workload too long for one box is split by variant); empty: all."
+  default     = []
+
+  validation {
+    condition     = alltrue([for v in var.variants : can(regex("^[a-z0-9_-]+$", v))])
+    error_message = "variants must be variant names (lowercase letters, digits, _ and -)."
+  }
+}
+
 variable "repository_url" {
   type        = string
   description = "HTTPS clone URL of the samebox repository the box checks out."

@@ -33,7 +33,8 @@ def matrix(estimate: dict, now: datetime) -> list[dict]:
             if not RUN_ID.match(run_id):
                 raise ValueError(f"run id {run_id!r} is not YYYYMMDDTHHMMSSZ-<lowercase slug>")
             entries.append({"study": study["study"], "systems": ",".join(study["systems"]),
-                            "workloads": ",".join(box["workloads"] or []), "run_id": run_id,
+                            "workloads": ",".join(box["workloads"] or []),
+                            "variants": ",".join(box.get("variants") or []), "run_id": run_id,
                             "max_minutes": box["limit_minutes"]})
     if not entries:
         raise ValueError("the estimate has no study: nothing to launch")

@@ -13,7 +13,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def shard(profile: dict, studies: list[str], workloads: list[str], studies_dir: Path) -> dict:
+def shard(profile: dict, studies: list[str], workloads: list[str], studies_dir: Path, variants: list[str] | None = None) -> dict:
     out = dict(profile, studies={})
     for study in studies:
         if study not in profile["studies"]:
@@ -27,8 +27,15 @@ def shard(profile: dict, studies: list[str], workloads: list[str], studies_dir: 
         spec["workloads"] = [w for w in listed if w in workloads]
         if not spec["workloads"]:
             raise ValueError(f"none of {', '.join(workloads)} is in profile {profile['name']!r} for study {study}")
+        if variants:
+            listed_variants = spec.get("variants") or []
+            unknown = [v for v in variants if v not in listed_variants]
+            if unknown:
+                raise ValueError(f"variant {unknown[0]!r} is not in profile {profile['name']!r} for study {study}; it has {', '.join(listed_variants) or 'none'}")
+            spec["variants"] = variants
         out["studies"][study] = spec
-    out["description"] = f"{profile['description']} (this box: {', '.join(workloads)} of {', '.join(studies)})"
+    share = ", ".join(workloads) + (f" ({', '.join(variants)} only)" if variants else "")
+    out["description"] = f"{profile['description']} (this box: {share} of {', '.join(studies)})"
     return out
 
 
@@ -37,12 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", required=True)
     parser.add_argument("--studies", required=True)
     parser.add_argument("--workloads", required=True)
+    parser.add_argument("--variants", default="", help="comma-separated; empty: the profile's")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     try:
         profile = json.loads((REPO / "pipeline" / "profiles" / f"{args.profile}.json").read_text(encoding="utf-8"))
         result = shard(profile, [s for s in args.studies.split(",") if s], [w for w in args.workloads.split(",") if w],
-                       REPO / "bench-scripts" / "studies")
+                       REPO / "bench-scripts" / "studies", [v for v in args.variants.split(",") if v])
     except (OSError, ValueError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -52,10 +52,10 @@ def test_tfvars_carry_the_share_and_reject_bad_names():
                     "--workloads", "large_sort,window_rank", "--expires-at", "2030-01-01T18:00:00Z")
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout) == {"studies": ["analytical"], "systems": ["postgresql", "sqlite"],
-                                     "workloads": ["large_sort", "window_rank"], "expires_at": "2030-01-01T18:00:00Z"}
+                                     "workloads": ["large_sort", "window_rank"], "variants": [], "expires_at": "2030-01-01T18:00:00Z"}
     bad = run_script("run_tfvars.py", "--study", "analytical", "--systems", "postgresql", "--workloads", "x;y",
                      "--expires-at", "2030-01-01T18:00:00Z")
-    assert bad.returncode == 2 and "invalid workload" in bad.stderr
+    assert bad.returncode == 2 and "invalid workload or variant" in bad.stderr
 
 
 def collect(s3, moto_endpoint, script_env, tmp_path, bucket):

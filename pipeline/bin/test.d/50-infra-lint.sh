@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Offline checks of the cloud-run infrastructure (terraform/, .github/, the box
 # entry script), for machines that cannot reach the Terraform registry:
-#   tofu fmt -check and an HCL parse (OpenTofu built from the Go module proxy),
-#   tflint core rules, checkov (zero failed checks, every skip with its reason),
-#   actionlint (with shellcheck on every run: block), shellcheck on our scripts,
-#   the rendered cloud-init user data, and pytest: reaper / wait / cost / input
-#   validation against moto's EC2+S3 server on 127.0.0.1, and the box entry
-#   script end to end with the cloud commands replaced.
+#   terraform fmt -check, validate and test (mock provider) for every module, with
+#   the AWS provider from a local plugin folder (SAMEBOX_TF_PLUGIN_DIR, default
+#   /opt/tf-plugins) or the registry; skipped with the reason where terraform is
+#   absent. tflint core rules, checkov (zero failed checks, every skip with its
+#   reason), zizmor (offline audits), actionlint (with shellcheck on every run:
+#   block), shellcheck on our scripts, the rendered cloud-init user data, and
+#   pytest: reaper / wait / cost / input validation / the bench workflow's steps
+#   against moto's EC2+S3 server on 127.0.0.1, and the box entry script end to
+#   end with the cloud commands replaced.
 # Tools are built once into $SAMEBOX_TOOLS_DIR (default ~/.cache/samebox-tools)
 # and rebuilt only when their pinned go.mod/go.sum or requirements change.
 # Checks are functions run through check(), which shellcheck cannot follow.
@@ -18,12 +21,13 @@ tools=${SAMEBOX_TOOLS_DIR:-$HOME/.cache/samebox-tools}
 bin="$tools/bin"
 mkdir -p "$bin"
 export PATH="$bin:/usr/local/go/bin:$PATH"
-# OpenTofu: no user CLI config (this machine may point TF_CLI_CONFIG_FILE at a
-# missing file), no version checks, nothing from the network.
+# Terraform: no user CLI config (this machine may point TF_CLI_CONFIG_FILE at a
+# missing file), no version checks.
 export TF_CLI_CONFIG_FILE=/dev/null CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 unset TF_PLUGIN_CACHE_DIR
+plugin_dir=${SAMEBOX_TF_PLUGIN_DIR:-/opt/tf-plugins}
 log_dir=$(mktemp -d "${TMPDIR:-/tmp}/samebox-infra-lint.XXXXXX")
-pass=0; fail=0
+pass=0; fail=0; skip=0
 suite_start=$(date +%s)
 
 note() { printf '%s infra-lint: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
@@ -39,7 +43,9 @@ check() { # <name> <command...>: one counted check, its output kept in the log d
   fi
 }
 
-finish() { note "total $(( $(date +%s) - suite_start ))s, logs in $log_dir"; echo "$pass passed, $fail failed"; exit $(( fail > 0 )); }
+skipped() { skip=$((skip + 1)); printf 'skip  %-46s %s\n' "$1" "$2"; }
+
+finish() { note "total $(( $(date +%s) - suite_start ))s, logs in $log_dir, $skip skipped"; echo "$pass passed, $fail failed"; exit $(( fail > 0 )); }
 
 # --- tools, idempotently -----------------------------------------------------
 
@@ -79,24 +85,30 @@ setup_start=$(date +%s)
 command -v go >/dev/null || { note "go is not installed (expected /usr/local/go/bin/go)"; fail=$((fail + 1)); finish; }
 check "setup: shellcheck (apt)" apt_install shellcheck git
 # dev=no: a release version string, so required_version constraints match it.
-check "setup: tofu (go build)" build_go_tool tofu terraform/tools/tofu github.com/opentofu/opentofu/cmd/tofu \
-  "-X github.com/opentofu/opentofu/version.dev=no"
 check "setup: tflint (go build)" build_go_tool tflint terraform/tools/tflint github.com/terraform-linters/tflint
 check "setup: actionlint (go build)" build_go_tool actionlint terraform/tools/actionlint github.com/rhysd/actionlint/cmd/actionlint
 check "setup: pytest + moto venv (pip)" setup_venv "$tools/venv-tests" terraform/tests/requirements.txt
-check "setup: checkov venv (pip)" setup_venv "$tools/venv-checkov" terraform/tools/checkov/requirements.txt
+check "setup: checkov + zizmor venv (pip)" setup_venv "$tools/venv-checkov" terraform/tools/checkov/requirements.txt
 note "setup took $(( $(date +%s) - setup_start ))s"
 (( fail == 0 )) || finish
 
 # --- Terraform ----------------------------------------------------------------
 
-# fmt parses every .tf file (a syntax error fails it). `validate` needs the AWS
-# provider, which cannot be downloaded here: the ci workflow runs the real one.
-# tflint below loads each module's whole configuration; the user data check
-# evaluates the module's templatefile() with OpenTofu itself.
-check "tofu fmt -check terraform/ (parses all HCL)" tofu fmt -check -recursive -diff terraform/
+have_terraform=0
+command -v terraform >/dev/null && have_terraform=1
+init_args=(-backend=false -input=false -no-color)
+[[ -d "$plugin_dir/registry.terraform.io/hashicorp/aws" ]] && init_args+=("-plugin-dir=$plugin_dir")
 
-render_user_data() { # renders with OpenTofu itself, then lints the result
+tf_module() { # <module>: init (offline with the plugin folder), validate, test with the mock provider
+  local dir="terraform/$1"
+  terraform -chdir="$dir" init "${init_args[@]}" >/dev/null || { echo "terraform init failed in $dir (plugin folder: $plugin_dir)"; return 1; }
+  terraform -chdir="$dir" validate -no-color || return 1
+  terraform -chdir="$dir" test -no-color > "$log_dir/tftest-$1.txt" 2>&1; local rc=$?
+  cat "$log_dir/tftest-$1.txt"
+  return "$rc"
+}
+
+render_user_data() { # renders the template with terraform itself, then lints the result
   local out="$log_dir/user-data.sh" work
   work=$(mktemp -d)
   cp terraform/box/user-data.sh.tftpl terraform/box/run-on-box.sh "$work/"
@@ -104,34 +116,33 @@ render_user_data() { # renders with OpenTofu itself, then lints the result
 output "user_data" {
   value = templatefile("${path.module}/user-data.sh.tftpl", {
     box_env = {
-      SAMEBOX_RUN_ID = "20300101T000000Z-full-c6a-4xlarge", SAMEBOX_PROFILE = "full",
-      SAMEBOX_STUDIES = "oltp,mcp-db,analytical", SAMEBOX_SYSTEMS = "postgresql,mariadb,mysql,sqlite,duckdb",
-      SAMEBOX_MAX_MINUTES = "240", SAMEBOX_ROLE = "single"
+      SAMEBOX_RUN_ID = "20300101T000000Z-full-c6a-4xlarge-oltp", SAMEBOX_PROFILE = "full",
+      SAMEBOX_STUDIES = "oltp", SAMEBOX_SYSTEMS = "postgresql,mariadb,mysql",
+      SAMEBOX_MAX_MINUTES = "240", SAMEBOX_UPLOAD_INTERVAL_SECONDS = "300"
     }
     box_script = file("${path.module}/run-on-box.sh")
   })
 }
-output "user_data_base64_gzip_bytes" {
-  value = length(base64gzip(templatefile("${path.module}/user-data.sh.tftpl", {
-    box_env = { SAMEBOX_MAX_MINUTES = "240" }, box_script = file("${path.module}/run-on-box.sh")
-  })))
-}
 HCL
-  (cd "$work" && tofu init -input=false -no-color >/dev/null && tofu apply -auto-approve -input=false -no-color >/dev/null \
-     && tofu output -raw user_data > "$out" && tofu output -raw user_data_base64_gzip_bytes > "$out.size") || { rm -rf "$work"; return 1; }
+  (cd "$work" && terraform init -input=false -no-color >/dev/null && terraform apply -auto-approve -input=false -no-color >/dev/null \
+     && terraform output -raw user_data > "$out") || { rm -rf "$work"; return 1; }
   rm -rf "$work"
-  local size; size=$(cat "$out.size")
-  echo "rendered user data: $(wc -c < "$out") bytes, $size bytes gzip+base64 (EC2 limit 16384)"
-  (( size < 16384 )) || { echo "user data too large"; return 1; }
-  head -n 1 "$out" | grep -q '^#!/bin/bash' || { echo "user data does not start with #!/bin/bash"; return 1; }
-  # The timer must be the first command, before anything that could hang.
-  local first
-  first=$(awk '!/^#/ && NF { print; exit }' "$out")
-  [[ "$first" == "shutdown -h +240 "* ]] || { echo "first command is not the shutdown timer: $first"; return 1; }
-  grep -q "^SAMEBOX_STUDIES='oltp,mcp-db,analytical'$" "$out" || { echo "env file not rendered"; return 1; }
+  echo "rendered user data: $(wc -c < "$out") bytes"
   bash -n "$out" && shellcheck -s bash "$out"
 }
-check "user data renders, <16 KiB, timer first, shellcheck" render_user_data
+
+if (( have_terraform )); then
+  note "$(terraform version | head -n 1); provider from ${init_args[*]: -1}"
+  check "terraform fmt -check terraform/" terraform fmt -check -recursive -diff terraform/
+  for module in bootstrap run; do
+    check "terraform validate + test terraform/$module" tf_module "$module"
+  done
+  tests_run=$(cat "$log_dir"/tftest-*.txt 2>/dev/null | grep -oE 'Success! [0-9]+ passed' | awk '{s+=$2} END {print s+0}')
+  note "terraform test: $tests_run runs passed (mock provider)"
+  check "user data renders, bash -n, shellcheck" render_user_data
+else
+  skipped "terraform fmt/validate/test" "terraform is not on PATH (install Terraform >= 1.10; CI's ci workflow runs them)"
+fi
 
 for module in bootstrap run; do
   check "tflint terraform/$module" tflint --chdir="terraform/$module" --config="$PWD/terraform/.tflint.hcl" --format=compact
@@ -158,7 +169,10 @@ check "every checkov skip carries its reason" skips_have_reasons
 # --- GitHub Actions and shell ---------------------------------------------------
 
 check "actionlint .github/workflows (+shellcheck)" actionlint -color=false .github/workflows/*.yml
-check "shellcheck box script and this suite" shellcheck -x terraform/box/run-on-box.sh pipeline/bin/test.d/50-infra-lint.sh
+zizmor_clean() { "$tools/venv-checkov/bin/zizmor" --offline --no-progress --color=never .github/workflows/; }
+check "zizmor .github/workflows (offline audits)" zizmor_clean
+check "shellcheck box script, workflow steps, this suite" shellcheck -x terraform/box/run-on-box.sh terraform/scripts/*.sh \
+  pipeline/bin/test.d/50-infra-lint.sh pipeline/bin/test.d/51-workflow-steps.sh
 
 # --- pytest: moto server + box entry script ---------------------------------------
 
