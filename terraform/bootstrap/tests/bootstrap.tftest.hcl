@@ -16,6 +16,7 @@ mock_provider "aws" {
   }
   mock_data "aws_subnet" {
     defaults = {
+      id     = "subnet-0123456789abcdef0"
       vpc_id = "vpc-0123456789abcdef0"
     }
   }
@@ -151,4 +152,20 @@ run "bad_repository_is_rejected" {
     github_repository = "not a repo"
   }
   expect_failures = [var.github_repository]
+}
+
+run "subnet_of_another_vpc_is_rejected" {
+  command = plan
+  variables {
+    vpc_id    = "vpc-0123456789abcdef0"
+    subnet_id = "subnet-0123456789abcdef0"
+  }
+  override_data {
+    target = data.aws_subnet.boxes[0]
+    values = {
+      id     = "subnet-0123456789abcdef0"
+      vpc_id = "vpc-0fedcba9876543210"
+    }
+  }
+  expect_failures = [data.aws_subnet.boxes]
 }
