@@ -1,0 +1,1 @@
+SELECT seq FROM seq_1_to_10000;

@@ -1,0 +1,1 @@
+SELECT value FROM generate_series(1, 10000);
