@@ -179,7 +179,7 @@ export interface StudyVerdicts {
 export function studyVerdicts(study: Study, runs: RunManifest[], records: ResultRecord[]): StudyVerdicts | undefined {
   const claims = loadClaims(study.name);
   if (!claims) return undefined;
-  const run = featuredRun(study.name, runs, records);
+  const run = featuredRun(study, runs, records);
   const stats = run ? cellStats(records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === study.name)) : [];
   const rows = claims.claims.map((claim): ClaimVerdict => {
     const publishedRatio = claim.published.ratio ?? orientedRatio(claim.published.a!, claim.published.b!, claim.better);
