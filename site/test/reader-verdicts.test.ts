@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, repoRoot, type Preview } from "./harness.ts";
 import { records, studies, featuredRunOf, type Rec } from "./expectations.ts";
-import { interval95 } from "../../pipeline/lib/stats.ts";
+import { interval95, perRepetition } from "../../pipeline/lib/stats.ts";
 
 let preview: Preview;
 let browser: Browser;
@@ -34,7 +34,8 @@ function expected(study: string, c: Claim) {
       const k = c.workload === "*" ? "pooled" : `${r.workload}|${r.variant}|${r.concurrency}`;
       (m.get(k) ?? m.set(k, []).get(k)!).push(r);
     }
-    return [...m.values()].map((v) => ({ variant: v[0].variant, concurrency: v[0].concurrency, values: v.map((r) => r.value) }));
+    // A cell's interval is over its repetitions; the pooled claim treats every sample as one value.
+    return [...m.values()].map((v) => ({ variant: v[0].variant, concurrency: v[0].concurrency, values: c.workload === "*" ? v.map((r) => r.value) : perRepetition(v) }));
   };
   const as = cells(c.a);
   const bs = cells(c.b);

@@ -126,8 +126,8 @@ export function runDiff(a: RunManifest, b: RunManifest, records: ResultRecord[])
   };
 }
 
-/** Most diff pages a build makes; above it only consecutive runs on one machine and each run vs the newest. */
-export const MAX_DIFF_PAGES = 200;
+/** Most diff pages a build makes (keeps the build and the e2e crawl bounded); above it only consecutive runs on one machine and each run vs the newest. */
+export const MAX_DIFF_PAGES = 60;
 
 /** Run pairs (older, newer) that measured at least one common study. */
 export function diffPairs(runs: RunManifest[], records: ResultRecord[]): [RunManifest, RunManifest][] {
