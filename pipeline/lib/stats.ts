@@ -63,14 +63,16 @@ export function beyondNoise(a: Interval95, b: Interval95): boolean | undefined {
 }
 
 /**
- * One value per repetition, in repetition order: the repetition's value, or the median of its values
- * when a tool reports several numbers of one metric per cell (hyperfine's time_run: every timed run).
- * Intervals are taken over these, so n is the number of repetitions, never the number of tool runs.
+ * One value per repetition, in repetition order: the repetition's value, or the mean of its values when
+ * a tool reports several numbers of one metric per cell (hyperfine's time_run: every timed run). The
+ * mean keeps the mean of the per-repetition values equal to the mean of all values when every
+ * repetition has as many (a cell's tool settings are the same in every repetition). Intervals are taken
+ * over these, so n is the number of repetitions, never the number of tool runs.
  */
 export function perRepetition(records: Array<{ repetition: number; value: number }>): number[] {
   const by = new Map<number, number[]>();
   for (const r of records) (by.get(r.repetition) ?? by.set(r.repetition, []).get(r.repetition)!).push(r.value);
-  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([, vs]) => (vs.length === 1 ? vs[0] : median(vs)));
+  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([, vs]) => vs.reduce((a, b) => a + b, 0) / vs.length);
 }
 
 /** Half-width of the 95 % interval relative to the mean (NaN without an interval). */
