@@ -1,0 +1,1 @@
+SELECT CASE WHEN amount < 250 THEN 'low' WHEN amount < 750 THEN 'mid' ELSE 'high' END AS bucket, COUNT(*), SUM(amount) FROM orders GROUP BY CASE WHEN amount < 250 THEN 'low' WHEN amount < 750 THEN 'mid' ELSE 'high' END;

@@ -1,0 +1,1 @@
+SELECT COUNT(*), SUM(val) FROM w_delete;

@@ -1,0 +1,1 @@
+SELECT DISTINCT category FROM m_distinct;

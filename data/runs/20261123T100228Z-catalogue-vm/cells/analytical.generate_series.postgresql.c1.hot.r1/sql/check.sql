@@ -1,0 +1,1 @@
+SELECT * FROM generate_series(1, 10000);

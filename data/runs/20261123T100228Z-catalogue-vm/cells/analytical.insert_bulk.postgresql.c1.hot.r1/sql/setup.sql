@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS w_insert_bulk;
+CREATE TABLE w_insert_bulk (id INTEGER, name VARCHAR(100), score DOUBLE PRECISION);

@@ -1,0 +1,1 @@
+SELECT * FROM events ORDER BY score DESC, id ASC;

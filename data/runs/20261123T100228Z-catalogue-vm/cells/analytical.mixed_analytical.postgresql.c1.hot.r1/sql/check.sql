@@ -1,0 +1,1 @@
+WITH order_summary AS (SELECT o.customer_id, SUM(o.quantity * p.price) AS total FROM orders o JOIN products p ON o.product_id = p.id GROUP BY o.customer_id) SELECT c.region, COUNT(*) AS num_customers, SUM(os.total) AS revenue FROM order_summary os JOIN customers c ON os.customer_id = c.id GROUP BY c.region ORDER BY revenue DESC;

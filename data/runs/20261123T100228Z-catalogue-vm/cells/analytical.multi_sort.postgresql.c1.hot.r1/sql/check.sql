@@ -1,0 +1,1 @@
+SELECT * FROM m_msort ORDER BY a DESC, b ASC;

@@ -1,0 +1,1 @@
+SELECT id, val FROM m_set1 UNION SELECT id, val FROM m_set2;

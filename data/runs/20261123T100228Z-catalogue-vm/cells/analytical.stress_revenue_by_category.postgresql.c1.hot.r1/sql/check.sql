@@ -1,0 +1,1 @@
+SELECT c.region, p.category, SUM(o.quantity * p.price) AS revenue, COUNT(*) FROM orders o JOIN customers c ON o.customer_id = c.id JOIN products p ON o.product_id = p.id GROUP BY c.region, p.category ORDER BY revenue DESC;

@@ -1,0 +1,1 @@
+SELECT region, SUM(total) AS grand_total FROM (SELECT c.region AS region, SUM(o.amount) AS total FROM orders o JOIN customers c ON o.customer_id = c.id GROUP BY c.region UNION ALL SELECT rg.name AS region, SUM(r.refund_amount) AS total FROM returns r JOIN ref_regions rg ON r.order_id % 4 = rg.id GROUP BY rg.name) sub GROUP BY region ORDER BY region;

@@ -1,0 +1,1 @@
+SELECT COUNT(*), SUM(id), SUM(val) FROM w_txn;

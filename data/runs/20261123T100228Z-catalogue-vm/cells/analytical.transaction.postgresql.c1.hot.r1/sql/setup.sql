@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS w_txn;
+CREATE TABLE w_txn (id INTEGER, val INTEGER);
+INSERT INTO w_txn SELECT id, id FROM m_scan WHERE id < 1000;

@@ -1,0 +1,1 @@
+SELECT COUNT(*), SUM(val), SUM(id) FROM w_update;

@@ -1,0 +1,2 @@
+SELECT id, embedding FROM vec_items;
+SELECT id, embedding FROM vec_items;

@@ -1,0 +1,1 @@
+SELECT o.id, o.amount, c.name, c.region FROM orders o JOIN events e ON o.customer_id = e.user_id JOIN customers c ON o.customer_id = c.id WHERE c.tier = 'premium' AND e.event_type = 0 ORDER BY o.amount DESC, o.id LIMIT 100;

@@ -1,0 +1,1 @@
+SELECT a, SUM(b), AVG(d) FROM big GROUP BY a ORDER BY a;

@@ -1,0 +1,1 @@
+SELECT * FROM wide ORDER BY c1 DESC;
