@@ -31,8 +31,15 @@ if (!Number.isInteger(PORT) || PORT < 1 || PORT > 65535) fail(`MCP_PORT=${proces
 if (!Number.isInteger(WORKERS) || WORKERS < 1 || WORKERS > 64) fail(`WEB_CONCURRENCY=${process.env.WEB_CONCURRENCY} is not a worker count 1-64`);
 
 async function apiJson(path, init) {
-  const res = await fetch(`${API_SERVICE_URL}${path}`, init);
-  if (!res.ok) throw new Error(`${init?.method ?? 'GET'} ${path}: HTTP ${res.status}`);
+  const what = `${init?.method ?? 'GET'} ${API_SERVICE_URL}${path}`;
+  let res;
+  try {
+    res = await fetch(`${API_SERVICE_URL}${path}`, init);
+  } catch (e) {
+    // Node's fetch says only "fetch failed"; the reason is in e.cause.
+    throw new Error(`${what}: ${e.cause?.code ?? e.cause?.message ?? e.message}`);
+  }
+  if (!res.ok) throw new Error(`${what}: HTTP ${res.status}`);
   return res.json();
 }
 
