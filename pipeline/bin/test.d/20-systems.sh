@@ -21,7 +21,8 @@ fi
 
 # Private state and ports: never touches a samebox server a developer has running.
 SAMEBOX_STATE="$(mktemp -d /tmp/samebox-test-state.XXXXXX)"
-export SAMEBOX_STATE SAMEBOX_PG_PORT=54339 SAMEBOX_MARIADB_PORT=33089
+# Private test ports; SAMEBOX_TEST_PG_PORT / SAMEBOX_TEST_MARIADB_PORT override them (several people testing on one machine).
+export SAMEBOX_STATE SAMEBOX_PG_PORT="${SAMEBOX_TEST_PG_PORT:-54339}" SAMEBOX_MARIADB_PORT="${SAMEBOX_TEST_MARIADB_PORT:-33089}"
 export THREADS=2 DURATION=3 WARMUP=1 SB_TABLES=2 SB_TABLE_SIZE=1000 PGBENCH_SCALE=1 REPORT_INTERVAL=1
 # Log every pgbench transaction at this size whatever the machine's speed (auto sampling starts above ~100k
 # transactions per cell, which a fast idle machine reaches in 3 s of select-only).

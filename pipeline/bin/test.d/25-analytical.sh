@@ -22,7 +22,8 @@ if [[ "$(id -u)" -ne 0 ]]; then
 fi
 
 SAMEBOX_STATE="$(mktemp -d /tmp/samebox-analytical-test.XXXXXX)"
-export SAMEBOX_STATE SAMEBOX_PG_PORT=54359
+# Private test port; SAMEBOX_TEST_PG_PORT overrides it (several people testing on one machine).
+export SAMEBOX_STATE SAMEBOX_PG_PORT="${SAMEBOX_TEST_PG_PORT:-54359}"
 export HF_RUNS=2 HF_WARMUP=1 REPEAT_SCALE=0.1 THREADS=4 DURATION=1 WARMUP=0
 cells="$SAMEBOX_STATE/cells"
 stop_all() {
