@@ -4,10 +4,12 @@
 import AnalyticalView from "../components/AnalyticalView.astro";
 import McpDbView from "../components/McpDbView.astro";
 import McpServersView from "./mcp-servers/View.astro";
+import PaymentsView from "./payments/View.astro";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const studyViews: Record<string, any> = {
   analytical: AnalyticalView,
   "mcp-db": McpDbView,
   "mcp-servers": McpServersView,
+  payments: PaymentsView,
 };
