@@ -7,7 +7,8 @@ import { UserError } from "./errors.ts";
 
 // One set of JSON Schemas, used by the pipeline when it writes and by publish/validate when it reads
 // (the site reads only what publish validated).
-const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+// verbose: errors carry the offending value and their schema, so a message can say what was given and what is valid.
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
 
 function load(name: string): ValidateFunction {
   const schema = JSON.parse(readFileSync(path.join(schemaDir, name), "utf8"));
@@ -21,12 +22,33 @@ export const recordColumns: string[] = recordSchema.required;
 export const validateRecord = load("record.schema.json");
 export const validateManifest = load("manifest.schema.json");
 export const validateProfile = load("profile.schema.json");
+// The contract files between bench-scripts, pipeline and site (checked by catalog.ts when it loads them).
+export const validateStudy = load("study.schema.json");
+export const validateSystem = load("system.schema.json");
+export const validateWorkload = load("workload.schema.json");
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .slice(0, 3)
-    .map((e) => `${e.instancePath || "(top)"} ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`)
+    .map((e) => `${e.instancePath || "(top)"} ${e.message}${detail(e)}`)
     .join("; ");
+}
+
+function shown(v: unknown): string {
+  const t = JSON.stringify(v) ?? String(v);
+  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+}
+
+// What was given and what is valid, for the errors whose ajv message says neither.
+function detail(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === "enum") return ` (${(p.allowedValues as unknown[]).join(", ")})${e.data === undefined ? "" : `; got ${shown(e.data)}`}`;
+  if (e.keyword === "additionalProperties") {
+    const valid = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    return `: '${String(p.additionalProperty)}'${valid.length ? `; valid: ${valid.join(", ")}` : ""}`;
+  }
+  if (e.keyword === "type" || e.keyword === "pattern") return `; got ${shown(e.data)}`;
+  return "";
 }
 
 export function assertValid(validate: ValidateFunction, value: unknown, what: string): void {
