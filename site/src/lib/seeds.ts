@@ -1,4 +1,5 @@
-// Attribution for the published studies samebox reproduces (see shared/seeds/README.md). Their figures
+// Attribution for the published studies (seeds) samebox reproduces: each study.json's `seed` names one;
+// the seed texts are kept outside this repository, so this table is where the site identifies them. Their figures
 // are shown beside ours, labelled as measured elsewhere on other hardware; their prose stays theirs.
 export interface SeedInfo {
   source: string;
