@@ -18,7 +18,7 @@ const systemColors: Record<string, string> = {
   postgresql: "#2f6db5",
   mariadb: "#b5562f",
   mysql: "#3a8a4a",
-  "sql-server": "#7a4fb0",
+  sqlserver: "#7a4fb0",
   sqlite: "#8a7a2a",
   duckdb: "#b03a74",
 };
