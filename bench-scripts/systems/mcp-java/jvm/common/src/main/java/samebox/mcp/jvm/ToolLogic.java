@@ -173,6 +173,26 @@ public final class ToolLogic {
     return items;
   }
 
+  /**
+   * Checkout lines from a list whose elements are CheckoutItems or JSON objects (maps) with
+   * product_id and quantity: SDKs that bind a generic list argument without converting its elements
+   * (micronaut-mcp 0.0.19) hand over maps.
+   */
+  public static List<CheckoutItem> itemsFromJson(List<?> raw) {
+    if (raw == null) return items(null);
+    List<CheckoutItem> out = new ArrayList<>(raw.size());
+    for (Object o : raw) {
+      if (o instanceof CheckoutItem c) {
+        out.add(c);
+      } else if (o instanceof Map<?, ?> m && m.get("product_id") instanceof Number p && m.get("quantity") instanceof Number q) {
+        out.add(new CheckoutItem(p.intValue(), q.intValue()));
+      } else {
+        throw new ToolException("items: each item must be {\"product_id\": <integer>, \"quantity\": <integer>}, got " + o);
+      }
+    }
+    return items(out);
+  }
+
   /** bench:ratelimit:user-{N % 100, 5 digits}, N the number after the user id's last '-'. */
   public static String rateLimitKey(String userId) {
     int dash = userId.lastIndexOf('-');
