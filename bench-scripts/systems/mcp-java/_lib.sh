@@ -10,7 +10,7 @@ JVM_ARTIFACT=mcp-spring-webmvc/mcp-spring-webmvc.jar
 . "$(dirname "$0")/../mcp-java/_jvm.sh"
 
 # java-vt is this same jar with virtual threads: one source tree, one build, a start-time switch.
-if [[ "$MCP_IMPL" == java-vt ]]; then JVM_VIRTUAL_THREADS=true; else JVM_VIRTUAL_THREADS=false; fi
+if [[ "$MCP_IMPL" == java-vt || "$MCP_IMPL" == java-vt-native ]]; then JVM_VIRTUAL_THREADS=true; else JVM_VIRTUAL_THREADS=false; fi
 JVM_APP_ARGS=(--server.address=127.0.0.1 "--server.port=$MCP_PORT" "--spring.threads.virtual.enabled=$JVM_VIRTUAL_THREADS")
 JVM_VERSION="Spring AI $(jvm_pom_prop spring-ai.version) MCP server WebMVC (Spring Boot $(jvm_pom_prop spring-boot.version), MCP Java SDK 2.0.0)"
 threads="Tomcat platform threads max 200, min spare 25, accept-count 200"
