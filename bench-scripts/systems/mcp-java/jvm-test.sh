@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2015  # `check && ok || bad` is the suites' idiom
+# Tests of the JVM MCP server systems (mcp-java, mcp-java-vt, mcp-java-webflux, mcp-quarkus,
+# mcp-micronaut) and their GraalVM natives, beyond what the study suite (36-mcp-servers) checks:
+#   bash bench-scripts/systems/mcp-java/jvm-test.sh          # static: shellcheck, system.json, verbs
+#   bash bench-scripts/systems/mcp-java/jvm-test.sh --live   # + install/start/conformance/stop each
+# --live needs Redis + api-service up and seeded (studies/mcp-servers/deps start) at REDIS_URL /
+# API_SERVICE_URL (SAMEBOX_REDIS_PORT / SAMEBOX_API_PORT); use your own SAMEBOX_STATE.
+set -uo pipefail
+cd "$(dirname "$0")/../../.." || exit 1
+# shellcheck source=../../../pipeline/bin/test-lib.sh
+. pipeline/bin/test-lib.sh
+sys=bench-scripts/systems
+jvm=(mcp-java mcp-java-vt mcp-java-webflux mcp-quarkus mcp-micronaut)
+natives=(mcp-java-native mcp-java-vt-native mcp-java-webflux-native mcp-quarkus-native mcp-micronaut-native)
+live=0
+case "${1:-}" in
+  "") ;; --live) live=1 ;;
+  *) echo "jvm-test.sh: unknown option '$1' (valid: --live)" >&2; exit 2 ;;
+esac
+
+libs=()
+for s in "${jvm[@]}" "${natives[@]}"; do libs+=("$sys/$s/_lib.sh"); done
+t "shellcheck JVM/native verbs and libs" shellcheck -x $sys/mcp-java/jvm-verb $sys/mcp-java/native-verb \
+  $sys/mcp-java/_jvm.sh $sys/mcp-java/_native.sh $sys/mcp-java/jvm-test.sh "${libs[@]}"
+
+for s in "${jvm[@]}" "${natives[@]}"; do
+  t "$s/system.json: name, kind server, label, notes" python3 -c "
+import json, sys
+d = json.load(open('$sys/$s/system.json'))
+assert d['name'] == '$s' and d['kind'] == 'server' and d['label'] and len(d['notes']) > 100, d
+"
+  for v in install start check stop version env pids config; do
+    [[ -x "$sys/$s/$v" ]] || bad "$s/$v is not executable"
+  done
+  env_out=$(bash "$sys/$s/env" 2>&1)
+  [[ "$env_out" == *"MCP_URL=http://127.0.0.1:"*"/mcp"*"MCP_SERVER_TYPE=${s#mcp-}"* ]] && ok "$s env" || bad "$s env: $env_out"
+  ver=$(bash "$sys/$s/version" 2>/dev/null)
+  [[ $(printf '%s\n' "$ver" | wc -l) -eq 1 && "$ver" == *[0-9].[0-9]* ]] && ok "$s version: $ver" || bad "$s version: '$ver'"
+done
+
+# Natives: no GraalVM here -> install/start/check exit 3 with the one-line reason; stop exits 0.
+if ! command -v native-image >/dev/null && [[ -z "${GRAALVM_HOME:-}" ]]; then
+  for s in "${natives[@]}"; do
+    for v in install start check; do
+      out=$(bash "$sys/$s/$v" 2>/dev/null); rc=$?
+      [[ $rc -eq 3 && "$out" == "GraalVM native-image is not available on this machine; the cloud box builds it" ]] \
+        && ok "$s $v: exit 3 with the reason" || bad "$s $v: exit $rc: '$out'"
+    done
+    t "$s stop (not running): exit 0" bash "$sys/$s/stop"
+  done
+fi
+
+# The JVM servers: one JDK (25) and the same JVM flags for all, recorded by config.
+for s in "${jvm[@]}"; do
+  cfg=$(bash "$sys/$s/config" 2>&1)
+  [[ "$cfg" == *"runtime="*" 25."* && "$cfg" == *"jvm_opts=-Xms512m -Xmx512m -XX:+UseG1GC"* ]] && ok "$s config: JDK 25, shared JVM flags" || bad "$s config: $cfg"
+done
+
+if (( live )); then
+  for s in "${jvm[@]}"; do
+    if ! bash "$sys/$s/install" >/dev/null 2>&1; then bad "$s install"; continue; fi
+    if ! bash "$sys/$s/start" >/dev/null 2>&1; then bad "$s start"; continue; fi
+    url=$(bash "$sys/$s/env" | sed -n 's/^MCP_URL=//p')
+    t "$s conformance" bench-scripts/studies/mcp-servers/conformance "$url" --server-type "${s#mcp-}"
+    t "$s check" bash "$sys/$s/check"
+    if [[ $s == mcp-java-vt || $s == mcp-java ]]; then
+      # java-vt must run requests on virtual threads: no Tomcat platform worker threads; java must have them.
+      pid=$(bash "$sys/$s/pids"); port=$(printf '%s' "$url" | sed 's#.*:\([0-9]*\)/mcp#\1#')
+      n=$(jcmd "$pid" Thread.print 2>/dev/null | grep -c "\"http-nio-$port-exec-")
+      if [[ $s == mcp-java-vt ]]; then [[ $n -eq 0 ]] && ok "$s: no Tomcat platform workers (virtual threads)" || bad "$s: $n Tomcat platform workers"
+      else [[ $n -gt 0 ]] && ok "$s: Tomcat platform workers ($n)" || bad "$s: no Tomcat platform workers"; fi
+    fi
+    t "$s stop" bash "$sys/$s/stop"
+    [[ -z "$(bash "$sys/$s/pids")" ]] && ok "$s: no pid after stop" || bad "$s: still running after stop"
+  done
+  # Bad input: an invalid REDIS_URL stops the server at start with a line naming it and what is valid.
+  out=$(REDIS_URL=http://nowhere bash "$sys/mcp-micronaut/start" 2>&1); rc=$?
+  [[ $rc -ne 0 && "$out" == *"REDIS_URL='http://nowhere' is not valid (valid: redis://host:port)"* ]] \
+    && ok "mcp-micronaut start with a bad REDIS_URL fails naming it" || bad "bad REDIS_URL: exit $rc: $(printf '%s' "$out" | tail -n 3)"
+  bash "$sys/mcp-micronaut/stop" >/dev/null 2>&1
+fi
+finish
