@@ -204,10 +204,12 @@ ORDER BY workload, database, variant, concurrency;`,
   {
     id: "runs",
     label: "Records per run and machine",
-    sql: `SELECT run_id, source, machine, profile, count(*) AS records,
+    // One row per run: a published study may describe more than one machine (e.g. seed 004's client
+    // and companion-article setups), so machines are listed, not grouped by.
+    sql: `SELECT run_id, source, string_agg(DISTINCT machine, ' | ' ORDER BY machine) AS machine, profile, count(*) AS records,
        count(DISTINCT system) AS systems, count(DISTINCT workload) AS workloads
 FROM results
-GROUP BY run_id, source, machine, profile
+GROUP BY run_id, source, profile
 ORDER BY run_id DESC;`,
   },
   {
