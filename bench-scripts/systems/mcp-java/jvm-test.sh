@@ -67,7 +67,8 @@ if (( live )); then
     if [[ $s == mcp-java-vt || $s == mcp-java ]]; then
       # java-vt must run requests on virtual threads: no Tomcat platform worker threads; java must have them.
       pid=$(bash "$sys/$s/pids"); port=$(printf '%s' "$url" | sed 's#.*:\([0-9]*\)/mcp#\1#')
-      n=$(jcmd "$pid" Thread.print 2>/dev/null | grep -c "\"http-nio-$port-exec-")
+      # Thread.print lists platform threads only; Tomcat's workers are http-nio-<address>-<port>-exec-N.
+      n=$("${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/jcmd" "$pid" Thread.print 2>/dev/null | grep -c "\"http-nio-.*$port-exec-")
       if [[ $s == mcp-java-vt ]]; then [[ $n -eq 0 ]] && ok "$s: no Tomcat platform workers (virtual threads)" || bad "$s: $n Tomcat platform workers"
       else [[ $n -gt 0 ]] && ok "$s: Tomcat platform workers ($n)" || bad "$s: no Tomcat platform workers"; fi
     fi

@@ -1,6 +1,7 @@
 package samebox.mcp.jvm.micronaut;
 
 import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.mcp.annotations.Tool;
 import io.micronaut.mcp.annotations.ToolArg;
@@ -89,10 +90,13 @@ public class BenchTools {
     }
   }
 
-  /** The shared I/O backend as a bean, closed with the context. */
+  /**
+   * The shared I/O backend as a bean, closed with the context; created at startup (@Context) so a bad
+   * REDIS_URL or API_SERVICE_URL stops the server at start, not at its first tool call.
+   */
   @Factory
   static class Backend {
-    @Singleton
+    @Context
     @Bean(preDestroy = "close")
     FutureBackend futureBackend() {
       return new FutureBackend(BenchSettings.fromEnvironment("micronaut"));

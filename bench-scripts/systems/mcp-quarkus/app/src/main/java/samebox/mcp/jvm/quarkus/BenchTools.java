@@ -5,6 +5,7 @@ import io.quarkiverse.mcp.server.Tool;
 import io.quarkiverse.mcp.server.ToolArg;
 import io.quarkiverse.mcp.server.ToolResponse;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.runtime.Startup;
 import io.quarkus.redis.datasource.hash.ReactiveHashCommands;
 import io.quarkus.redis.datasource.list.ReactiveListCommands;
 import io.quarkus.redis.datasource.sortedset.ReactiveSortedSetCommands;
@@ -26,6 +27,7 @@ import samebox.mcp.jvm.ToolLogic;
  * in parallel (Uni.combine, as the seed). Result shapes come from the shared ToolLogic.
  */
 @Singleton
+@Startup // created at start, so a bad REDIS_URL/API_SERVICE_URL/MCP_SERVER_TYPE stops the server then
 public class BenchTools {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
