@@ -12,7 +12,8 @@ export interface MachineInfo {
   kernel: string;
   os: string;
   cloud: CloudInfo | null;
-  topology: "single" | "split";
+  /** servers and load generator share one machine (the split topology was removed: issue 13) */
+  topology: "single";
 }
 
 function osPrettyName(): string {
@@ -66,7 +67,7 @@ export async function machineInfo(): Promise<MachineInfo> {
   const label = cloud
     ? `${cloud.instance_type} (${cloud.region}), ${shortCpu}`
     : `local: ${shortCpu}, ${cores} cores, ${gib} GiB`;
-  const topology = process.env.SAMEBOX_TOPOLOGY === "split" ? "split" : "single";
+  const topology = "single" as const;
   return { label, hostname: os.hostname(), cpu_model, cores, memory_bytes, kernel: os.release(), os: osPrettyName(), cloud, topology };
 }
 
