@@ -8,7 +8,7 @@
 #   MCP_OPT         build output: $SAMEBOX_OPT/mcp-servers/<impl> (SAMEBOX_OPT defaults to /opt/samebox)
 #   MCP_STATE       $SAMEBOX_STATE/mcp-<impl>: server.pid, server.log
 #   REDIS_URL, API_SERVICE_URL   the study's dependencies (exported, with the contract's defaults)
-# Contract: /work/briefs/mcp-servers-contract.md and bench-scripts/studies/mcp-servers/README.md.
+# Contract: bench-scripts/studies/mcp-servers/SERVER-CONTRACT.md (the server verbs, ports, deps and tool semantics).
 
 # shellcheck source=./common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"

@@ -1,5 +1,5 @@
 // reserva: our load generator for seed 004's payments workload (Cal Mitchell's Reserva), written
-// from the facts in /work/shared/reference/seed-004-reserva-upstream.md.
+// from the facts in ../shared/reference/ (beside the repository) seed-004-reserva-upstream.md.
 //
 //	reserva prepare -engine E -dsn DSN -sql-dir DIR -accounts N [-seed S]
 //	    (re)creates the schema, loads the fixed-seed data, adds constraints and routines.
