@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement, Unit } from "../lib/records.ts";
+import { parseJson } from "./json-output.ts";
 
 // k6 driving an MCP tool (bench-scripts/loadgen/mcp-load/k6/mcp-call.js, the mcp-db study's
 // client_ceiling_k6 workload). stdout is the script's handleSummary JSON: measured-scenario
@@ -26,15 +27,6 @@ const LATENCY_KEYS = ["p50", "p90", "p95", "p99", "p999", "max", "mean"] as cons
 
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
-function parseJson(text: string, what: string): unknown {
-  const start = text.indexOf("{");
-  if (start < 0) throw new ParseError(`${what} has no JSON object`);
-  try {
-    return JSON.parse(text.slice(start));
-  } catch (e) {
-    throw new ParseError(`${what} is not one JSON document: ${(e as Error).message}`);
-  }
-}
 
 function summary(doc: unknown): Summary {
   const s = doc as Summary;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement, Unit } from "../lib/records.ts";
+import { parseJson } from "./json-output.ts";
 
 // mcp-load (bench-scripts/loadgen/mcp-load): one JSON report on stdout. The mcp-db study's run
 // verb also leaves in the cell folder
@@ -23,15 +24,6 @@ interface Report {
 
 const LATENCY_KEYS = ["p50", "p90", "p95", "p99", "p999", "max", "mean"] as const;
 
-function parseJson(text: string, what: string): unknown {
-  const start = text.indexOf("{");
-  if (start < 0) throw new ParseError(`${what} has no JSON object`);
-  try {
-    return JSON.parse(text.slice(start));
-  } catch (e) {
-    throw new ParseError(`${what} is not one JSON document: ${(e as Error).message}`);
-  }
-}
 
 function isNum(v: unknown): v is number {
   return typeof v === "number" && Number.isFinite(v);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement, Unit } from "../lib/records.ts";
+import { parseJson } from "./json-output.ts";
 
 // The mcp-servers study (seed 003), bench-scripts/studies/mcp-servers/run. stdout is one JSON report,
 // either mcp-load's (tool "mcp-load", --mix tools.json: per-tool figures in "tools", whole_run = the
@@ -53,15 +54,6 @@ interface Resources {
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
-function parseJson(text: string, what: string): unknown {
-  const start = text.indexOf("{");
-  if (start < 0) throw new ParseError(`${what} has no JSON object`);
-  try {
-    return JSON.parse(text.slice(start));
-  } catch (e) {
-    throw new ParseError(`${what} is not one JSON document: ${(e as Error).message}`);
-  }
-}
 
 function checkLatency(l: unknown, what: string): Latency | null {
   if (l === null || l === undefined) return null;
