@@ -9,6 +9,7 @@ set -euo pipefail
 BENCH_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SAMEBOX_VERB="${SAMEBOX_VERB:-$(basename "$(cd "$(dirname "$0")" && pwd)")/$(basename "$0")}"
 EXIT_NOT_AVAILABLE=3
+EXIT_BAD_INPUT=2
 
 # Logging goes to stderr so stdout stays the verb's output (env lines, tool output, ...).
 log() { printf '%s %s: %s\n' "$(date -u +%H:%M:%S)" "$SAMEBOX_VERB" "$*" >&2; }
@@ -20,6 +21,13 @@ not_available() {
   printf '%s\n' "$*"
   printf '%s: not available: %s\n' "$SAMEBOX_VERB" "$*" >&2
   exit "$EXIT_NOT_AVAILABLE"
+}
+
+# Bad input (an unknown name, an out-of-range number): one line naming what is wrong and
+# what is valid, exit 2, so the pipeline tells a caller's mistake from a failed benchmark.
+bad_input() {
+  log "error: $*"
+  exit "$EXIT_BAD_INPUT"
 }
 
 require_root() {
@@ -106,6 +114,15 @@ wait_until() {
 pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
 pid_gone() { ! pid_alive "$1"; }
 
+# pidfile_pid FILE: print the pid in FILE when that process is alive; nothing otherwise.
+pidfile_pid() {
+  [[ -f "$1" ]] || return 0
+  local pid
+  pid="$(tr -dc '0-9' < "$1")"
+  pid_alive "$pid" && printf '%s\n' "$pid"
+  return 0
+}
+
 # run_as USER CMD...: run a command as an OS user (server binaries refuse to run as root).
 run_as() {
   local user="$1"
@@ -156,6 +173,9 @@ load_env_lines() {
 # list_contains LIST ITEM: LIST has ITEM as one of its lines (no pipe: safe with pipefail).
 list_contains() { [[ $'\n'"$1"$'\n' == *$'\n'"$2"$'\n'* ]]; }
 
+# in_list ITEM WORD...: ITEM is one of the WORDs.
+in_list() { local x="$1" y; shift; for y in "$@"; do [[ "$x" == "$y" ]] && return 0; done; return 1; }
+
 # json_get FILE KEY: print a top-level value of a JSON file (arrays one item a line).
 json_get() {
   python3 - "$1" "$2" <<'PY'
@@ -170,6 +190,29 @@ if isinstance(value, list):
     print("\n".join(str(v) for v in value))
 elif isinstance(value, bool):
     print("true" if value else "false")
+else:
+    print(value)
+PY
+}
+
+# json_path FILE DOTTED.PATH: like json_get, for a nested value (e.g. sql.dialect,
+# drivers.go); objects print as JSON, a missing key prints nothing.
+json_path() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+path, dotted = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    value = json.load(f)
+for key in dotted.split("."):
+    value = value.get(key) if isinstance(value, dict) else None
+    if value is None:
+        sys.exit(0)
+if isinstance(value, list):
+    print("\n".join(str(v) for v in value))
+elif isinstance(value, bool):
+    print("true" if value else "false")
+elif isinstance(value, dict):
+    print(json.dumps(value, sort_keys=True))
 else:
     print(value)
 PY
