@@ -9,9 +9,15 @@ import { assertValid, validateProfile, validateStudy, validateSystem, validateWo
 
 // Shapes of system.json, workload and study.json files: pipeline/schema/{system,workload,study}.schema.json
 // are the contract, checked on every load below; these types mirror them (plus dir/file, where it was read).
-export interface SystemDef { name: string; label: string; kind: "server" | "embedded" | "external"; sysbench_driver?: "pgsql" | "mysql"; notes: string; dir: string; [k: string]: unknown }
-export interface WorkloadDef { name: string; title: string; description: string; tool: string; systems: string[]; file: string; [k: string]: unknown }
-export interface StudyDef { name: string; title: string; seed?: string; systems: string[]; description: string; dir: string; workloads: WorkloadDef[]; [k: string]: unknown }
+export type Capability = "sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server";
+export interface SystemDef {
+  name: string; label: string; kind: "server" | "embedded" | "external"; capabilities: Capability[];
+  capability_notes?: Partial<Record<Capability, string>>; port?: number;
+  sql?: { dialect: string; client: string; load?: "native" | "insert" }; drivers?: { sysbench?: "pgsql" | "mysql"; go?: string };
+  color: string; notes: string; dir: string;
+}
+export interface WorkloadDef { name: string; title: string; description: string; tool: string; requires?: Capability[]; file: string; [k: string]: unknown }
+export interface StudyDef { name: string; title: string; seed?: string; requires: Capability[]; dialects?: string[]; description: string; dir: string; workloads: WorkloadDef[]; [k: string]: unknown }
 export interface StudyProfile {
   systems: string[];
   workloads?: string[];
@@ -52,6 +58,7 @@ export function loadSystem(name: string): SystemDef {
   const dir = path.join(systemsDir, name);
   const file = path.join(dir, "system.json");
   const def = readJson(file);
+  if ("sysbench_driver" in def) throw new UserError(`${file}: /sysbench_driver was replaced by /drivers/sysbench (and /capabilities must list "sysbench")`);
   assertValid(validateSystem, def, file);
   if (def.name !== name) throw new UserError(`${file}: name '${String(def.name)}' does not match its folder '${name}'`);
   return { ...def, dir } as SystemDef;
@@ -67,9 +74,9 @@ export function loadStudy(name: string): StudyDef {
   const dir = path.join(studiesDir, name);
   const studyFile = path.join(dir, "study.json");
   const def = readJson(studyFile);
+  if ("systems" in def) throw new UserError(`${studyFile}: /systems was replaced by /requires (the capabilities its systems need, matched against system.json capabilities; profiles pick the systems)`);
   assertValid(validateStudy, def, studyFile);
   if (def.name !== name) throw new UserError(`${studyFile}: name '${String(def.name)}' does not match its folder '${name}'`);
-  const studySystems = def.systems as string[];
   const wdir = path.join(dir, "workloads");
   const workloads = existsSync(wdir)
     ? readdirSync(wdir)
@@ -78,11 +85,11 @@ export function loadStudy(name: string): StudyDef {
         .map((f) => {
           const file = path.join(wdir, f);
           const w = readJson(file);
+          for (const legacy of ["systems", "unsupported"]) {
+            if (legacy in w) throw new UserError(`${file}: /${legacy} is no longer read: a workload says what it needs in /requires (capabilities, matched against system.json capabilities; why a system lacks one goes in its system.json capability_notes), and profiles pick the systems`);
+          }
           assertValid(validateWorkload, w, file);
           if (w.name !== f.replace(/\.json$/, "")) throw new UserError(`${file}: name '${String(w.name)}' does not match its file name`);
-          for (const s of w.systems as string[]) {
-            if (!studySystems.includes(s)) throw new UserError(`${file}: /systems: '${s}' is not a system of study ${name}; valid: ${studySystems.join(", ")}`);
-          }
           return { ...w, file } as WorkloadDef;
         })
     : [];
@@ -94,6 +101,31 @@ export function loadStudy(name: string): StudyDef {
   const rank = (w: WorkloadDef) => (order.includes(w.name) ? order.indexOf(w.name) : order.length);
   workloads.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
   return { ...def, dir, workloads } as StudyDef;
+}
+
+/** Why SYSTEM cannot run STUDY at all (missing study capability or dialect), or null when it can. */
+export function studyMismatch(system: SystemDef, study: StudyDef): string | null {
+  const missing = study.requires.filter((c) => !system.capabilities.includes(c));
+  if (missing.length) return `study ${study.name} needs ${missingText(system, missing)}`;
+  if (study.dialects && !study.dialects.includes(system.sql?.dialect ?? "")) {
+    return `study ${study.name} has SQL for the dialects ${study.dialects.join(", ")}; ${system.name} speaks ${system.sql?.dialect ?? "no SQL dialect"} (systems/${system.name}/system.json sql.dialect)`;
+  }
+  return null;
+}
+
+/** Why SYSTEM cannot run WORKLOAD (a capability it lacks, with the system's own note), or null. */
+export function workloadMismatch(system: SystemDef, workload: WorkloadDef): string | null {
+  const missing = (workload.requires ?? []).filter((c) => !system.capabilities.includes(c));
+  return missing.length ? `${workload.name} needs ${missingText(system, missing)}` : null;
+}
+
+function missingText(system: SystemDef, missing: Capability[]): string {
+  return missing
+    .map((c) => {
+      const note = system.capability_notes?.[c];
+      return `capability '${c}', which ${system.name} lacks: ${note ?? `not in systems/${system.name}/system.json capabilities`}`;
+    })
+    .join("; ");
 }
 
 export function profileNames(): string[] {
@@ -114,7 +146,12 @@ export function loadProfile(nameOrPath: string): Profile {
   // Cross-check names so a typo in a profile fails before anything runs.
   for (const [study, sp] of Object.entries(profile.studies)) {
     const def = loadStudy(study);
-    for (const s of sp.systems) if (!systemNames().includes(s)) throw new UserError(`profile ${profile.name}: study ${study}: unknown system '${s}'; valid: ${systemNames().join(", ")}`);
+    const fit = systemNames().filter((s) => studyMismatch(loadSystem(s), def) === null);
+    for (const s of sp.systems) {
+      if (!systemNames().includes(s)) throw new UserError(`profile ${profile.name}: study ${study}: unknown system '${s}'; valid: ${fit.join(", ")}`);
+      const why = studyMismatch(loadSystem(s), def);
+      if (why) throw new UserError(`profile ${profile.name}: study ${study}: system '${s}' cannot run it: ${why}; systems that can: ${fit.join(", ")}`);
+    }
     for (const w of sp.workloads ?? []) {
       const valid = def.workloads.map((x) => x.name);
       if (!valid.includes(w)) throw new UserError(`profile ${profile.name}: study ${study}: unknown workload '${w}'; valid: ${valid.join(", ")}`);

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { createHash } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
-import { loadProfile, loadStudy, loadSystem, systemNames, studyNames } from "../lib/catalog.ts";
+import { loadProfile, loadStudy, loadSystem, systemNames, studyNames, workloadMismatch } from "../lib/catalog.ts";
 import type { Profile, StudyDef, SystemDef, WorkloadDef } from "../lib/catalog.ts";
 import { UserError, ParseError } from "../lib/errors.ts";
 import { repoRoot, runsDir } from "../lib/paths.ts";
@@ -112,14 +112,19 @@ export function planRun(opts: RunOptions): Plan {
   }
   const systems = opts.systems?.length ? profileSystems.filter((s) => opts.systems!.includes(s)) : profileSystems;
 
+  // Which workloads a system runs is asked of the system (its capabilities), never listed by name: a
+  // workload whose needs the system lacks is planned as a skipped cell naming the capability and the
+  // system's own note, and its study verb is not called (loadProfile already refused profile systems
+  // that lack the study's own requirements).
   const cells: Cell[] = [];
   for (const system of systems) {
+    const def = loadSystem(system);
     for (const name of studies) {
       const p = planned[name];
       if (!profile.studies[name].systems.includes(system)) continue;
       for (let rep = 1; rep <= p.repetitions; rep++) {
         for (const w of p.workloads) {
-          if (!w.systems.includes(system)) continue;
+          const mismatch = workloadMismatch(def, w);
           // A workload may pin its own concurrency (e.g. one agent); otherwise the profile's list applies.
           const concurrency = Array.isArray(w.concurrency) ? (w.concurrency as number[]) : p.concurrency;
           for (const c of concurrency) {
@@ -129,7 +134,7 @@ export function planRun(opts: RunOptions): Plan {
               cells.push({
                 id: `${name}.${w.name}.${system}.c${c}.${variant}.r${rep}`,
                 study: name, workload: w.name, system, concurrency: c, variant, repetition: rep,
-                status: "skipped", exit_code: null, reason: "not run", log: "", started_at: "", duration_s: 0,
+                status: "skipped", exit_code: null, reason: mismatch ? `unsupported: ${mismatch}` : "not run", log: "", started_at: "", duration_s: 0,
                 cache: typeof p.study.cache === "string" ? p.study.cache : "", records: 0,
               });
             }

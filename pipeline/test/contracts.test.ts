@@ -6,7 +6,7 @@ import path from "node:path";
 import type { ValidateFunction } from "ajv";
 import { fixtures, nodeBin, repoRoot, tempDir } from "./helpers.ts";
 import { describeErrors, validateStudy, validateSystem, validateWorkload } from "../lib/schema.ts";
-import { loadStudy, loadSystem, studyNames, systemNames } from "../lib/catalog.ts";
+import { loadStudy, loadSystem, studyMismatch, studyNames, systemNames } from "../lib/catalog.ts";
 import { parsers } from "../parsers/index.ts";
 
 // The contract files between bench-scripts, pipeline and site (study.json, system.json, workloads/*.json)
@@ -51,14 +51,15 @@ test("every study.json, system.json and workload file in the tree (and the runne
   assert.deepEqual(bad, []);
 });
 
-test("catalog.ts loads every study and system in the tree (schema plus the cross-checks: names match folders, workload systems belong to the study, workload_order names workloads)", () => {
+test("catalog.ts loads every study and system in the tree (schema plus the cross-checks: names match folders, every study has systems that can run it, workload_order names workloads)", () => {
   for (const s of systemNames()) assert.equal(loadSystem(s).name, s);
   const external = systemNames().map(loadSystem).filter((s) => s.kind === "external");
   assert.ok(external.some((s) => s.name === "pgwire"), "pgwire is a system of kind external");
   for (const st of studyNames()) {
     const def = loadStudy(st);
     assert.ok(def.workloads.length > 0, `${st} has workloads`);
-    for (const w of def.workloads) for (const s of w.systems) assert.ok(def.systems.includes(s), `${st}/${w.name}: ${s}`);
+    // no study is orphaned: some system in the tree has what it requires
+    assert.ok(systemNames().some((s) => studyMismatch(loadSystem(s), def) === null), `${st}: some system can run it`);
   }
 });
 
@@ -112,11 +113,18 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     message: /name 'better' does not match its file name/,
   },
   {
-    what: "a workload naming a system its study does not have",
+    what: "a workload naming systems (profiles pick systems; workloads say what they need)",
     edit: (b) => editJson(path.join(b, "studies/toy/workloads/good.json"), (d) => (d.systems = ["fakedb", "oracle"])),
     call: `loadStudy("toy")`,
     file: "studies/toy/workloads/good.json",
-    message: /\/systems: 'oracle' is not a system of study toy; valid: fakedb, absentdb, fakedb2/,
+    message: /\/systems is no longer read: a workload says what it needs in \/requires/,
+  },
+  {
+    what: "a workload requiring an unknown capability",
+    edit: (b) => editJson(path.join(b, "studies/toy/workloads/good.json"), (d) => (d.requires = ["telepathy"])),
+    call: `loadStudy("toy")`,
+    file: "studies/toy/workloads/good.json",
+    message: /\/requires\/0 must be equal to one of the allowed values \(sql, pgwire, sysbench, pgbench, parquet, vector, mcp-server\); got "telepathy"/,
   },
   {
     what: "a workload whose concurrency is not a list of whole numbers",
@@ -144,7 +152,21 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => (d.sysbench_drvier = "pgsql")),
     call: `loadSystem("fakedb")`,
     file: "systems/fakedb/system.json",
-    message: /must NOT have additional properties: 'sysbench_drvier'; valid: name, label, kind, sysbench_driver, notes/,
+    message: /must NOT have additional properties: 'sysbench_drvier'; valid: name, label, kind, capabilities, capability_notes, port, sql, drivers, color, notes/,
+  },
+  {
+    what: "a system with capability sysbench but no sysbench driver",
+    edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => delete d.drivers),
+    call: `loadSystem("fakedb")`,
+    file: "systems/fakedb/system.json",
+    message: /must have required property 'drivers'/,
+  },
+  {
+    what: "a SQL system without its dialect",
+    edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => delete d.sql.dialect),
+    call: `loadSystem("fakedb")`,
+    file: "systems/fakedb/system.json",
+    message: /\/sql must have required property 'dialect'/,
   },
   {
     what: "a study whose name is not its folder",
@@ -154,11 +176,18 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     message: /name 'game' does not match its folder 'toy'/,
   },
   {
-    what: "a study without systems",
-    edit: (b) => editJson(path.join(b, "studies/toy/study.json"), (d) => delete d.systems),
+    what: "a study without requires",
+    edit: (b) => editJson(path.join(b, "studies/toy/study.json"), (d) => delete d.requires),
     call: `loadStudy("toy")`,
     file: "studies/toy/study.json",
-    message: /must have required property 'systems'/,
+    message: /must have required property 'requires'/,
+  },
+  {
+    what: "a study listing systems (profiles pick them)",
+    edit: (b) => editJson(path.join(b, "studies/toy/study.json"), (d) => (d.systems = ["fakedb"])),
+    call: `loadStudy("toy")`,
+    file: "studies/toy/study.json",
+    message: /\/systems was replaced by \/requires/,
   },
   {
     what: "a study ordering a workload that does not exist",
