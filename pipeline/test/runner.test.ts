@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { cli, fixtures, tempDir } from "./helpers.ts";
 import { visitOrder } from "../runner/run.ts";
@@ -166,4 +166,37 @@ test("a study install that is unavailable skips its cells with the reason; one t
     assert.equal(m.study_installs.toy.status, status);
     assert.ok(!events(env.SAMEBOX_STATE).some((e) => e.startsWith("prepare")), "nothing prepared for cells that cannot run");
   }
+});
+
+// Which workloads a system runs is asked of the system: a workload whose `requires` the system's
+// capabilities lack is a skipped cell naming the capability and the system's own note, and the study
+// verb is never called for it (no cell folder); a profile naming a system that lacks the study's own
+// requirements is refused before anything runs.
+test("capabilities decide: unmet workload needs are skipped with the system's reason, unmet study needs refused", { timeout: 120_000 }, () => {
+  const { data, env } = toyEnv();
+  const profile = path.join(tempDir(), "caps.json");
+  writeFileSync(profile, JSON.stringify({
+    name: "caps", description: "fakedb2 lacks sysbench, which the fails workload requires", repetitions: 1,
+    studies: { toy: { systems: ["fakedb2"], workloads: ["good", "fails"], concurrency: [2], variants: ["warm"], cell_timeout_s: 10, env: {} } },
+  }));
+  const r = cli(["run", "--profile", profile, "--run-id", "20260101T000000Z-caps-test"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const dir = path.join(data, "runs", "20260101T000000Z-caps-test");
+  const m = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
+  const byId = Object.fromEntries(m.cells.map((c: { id: string }) => [c.id, c]));
+  assert.equal(byId["toy.good.fakedb2.c2.warm.r1"].status, "ok");
+  const fails = byId["toy.fails.fakedb2.c2.warm.r1"];
+  assert.equal(fails.status, "skipped");
+  assert.equal(fails.reason, "unsupported: fails needs capability 'sysbench', which fakedb2 lacks: fakedb2 runs only the good and wrong workloads (interleaving tests)");
+  assert.ok(!existsSync(path.join(dir, "cells", "toy.fails.fakedb2.c2.warm.r1")), "the study's run verb was not called");
+
+  // the real tree: sqlite has no sysbench driver, so it cannot be a system of the oltp study
+  const bad = path.join(tempDir(), "bad.json");
+  writeFileSync(bad, JSON.stringify({
+    name: "bad", description: "sqlite in oltp", repetitions: 1,
+    studies: { oltp: { systems: ["sqlite"], concurrency: [1], env: {} } },
+  }));
+  const refused = cli(["run", "--profile", bad, "--dry-run"]);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /profile bad: study oltp: system 'sqlite' cannot run it: study oltp needs capability 'sysbench', which sqlite lacks: sysbench has no SQLite driver; systems that can: mariadb, mysql, postgresql/);
 });
