@@ -1,37 +1,15 @@
 import { csvFormat, csvParse } from "d3-dsv";
 import { ParseError } from "./errors.ts";
 import { recordColumns, validateRecord, describeErrors } from "./schema.ts";
+import type { ResultRecord } from "../schema/types.ts";
 
-export type Unit = "tx/s" | "q/s" | "calls/s" | "ms" | "us" | "s" | "count" | "MiB" | "MB" | "%" | "ratio" | "rows" | "bytes" | "usd";
+// The record's shape is pipeline/schema/record.schema.json, via the generated types.
+export type { ResultRecord };
+export type Unit = ResultRecord["unit"];
 
-// What a parser returns: one number of one cell. The runner adds the cell's identity.
-export interface Measurement {
-  metric: string;
-  value: number;
-  unit: Unit;
-  t?: number | null;
-  variant?: string;
-  repetition?: number;
-}
-
-export interface ResultRecord {
-  run_id: string;
-  source: "measured" | "published";
-  study: string;
-  workload: string;
-  system: string;
-  system_version: string;
-  variant: string;
-  concurrency: number;
-  repetition: number;
-  metric: string;
-  value: number;
-  unit: Unit;
-  t: number | null;
-  profile: string;
-  machine: string;
-  commit: string;
-}
+// What a parser returns: one number of one cell. The runner adds the cell's identity (and t, variant,
+// repetition where the parser does not set them).
+export type Measurement = Pick<ResultRecord, "metric" | "value" | "unit"> & Partial<Pick<ResultRecord, "t" | "variant" | "repetition">>;
 
 export function toCsv(records: ResultRecord[]): string {
   // t=null is written as an empty field, read back as null.

@@ -4,74 +4,12 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import recordSchema from "../../../pipeline/schema/record.schema.json";
+import type { Profile, ResultRecord, RunManifest } from "../../../pipeline/schema/types.ts";
 
-export type Source = "measured" | "published";
-export interface ResultRecord {
-  run_id: string;
-  source: Source;
-  study: string;
-  workload: string;
-  system: string;
-  system_version: string;
-  variant: string;
-  concurrency: number;
-  repetition: number;
-  metric: string;
-  value: number;
-  unit: string;
-  t: number | null;
-  profile: string;
-  machine: string;
-  commit: string;
-}
-
-export interface Cell {
-  id: string;
-  study: string;
-  workload: string;
-  system: string;
-  concurrency: number;
-  variant: string;
-  repetition: number;
-  status: "ok" | "failed" | "skipped" | "wrong_answer";
-  exit_code: number | null;
-  reason: string;
-  log: string;
-  duration_s: number;
-  started_at?: string;
-}
-
-export interface RunManifest {
-  run_id: string;
-  status?: string;
-  profile: string;
-  studies: string[];
-  systems_requested?: string[];
-  started_at: string;
-  ended_at: string | null;
-  duration_s: number | null;
-  commit: string;
-  dirty: boolean;
-  command?: string;
-  machine: {
-    label: string;
-    cpu_model: string;
-    cores: number;
-    memory_bytes: number;
-    kernel: string;
-    os: string;
-    cloud: { provider?: string; instance_type?: string; region?: string; ami_id?: string } | null;
-    topology: string;
-  };
-  tools: Record<string, string | null>;
-  systems: Record<string, { version: string | null; config: Record<string, string>; status?: string; reason?: string }>;
-  config: Record<string, unknown>;
-  config_hash: string;
-  load_average?: { start: number[]; end: number[] | null };
-  cost?: { usd: number | null; usd_per_hour: number | null; instance_type: string; region: string; billed_seconds: number; price_date: string | null; price_source: string | null; basis: string; reason?: string } | null;
-  cells: Cell[];
-  summary: { ok: number; failed: number; skipped: number; wrong_answer: number };
-}
+// Shapes of the published files: generated from pipeline/schema/*.schema.json (npm run gen-types).
+export type { ResultRecord, RunManifest, Profile };
+export type Source = ResultRecord["source"];
+export type Cell = RunManifest["cells"][number];
 
 export interface Workload {
   name: string;
@@ -95,13 +33,6 @@ export interface Study {
   parameters?: Record<string, { default?: string | number; seed?: string | number; what?: string }>;
   [extra: string]: unknown;
 }
-export interface Profile {
-  name: string;
-  description: string;
-  repetitions: number;
-  studies: Record<string, { systems: string[]; workloads?: string[]; concurrency: number[]; variants?: string[]; repetitions?: number; env: Record<string, string | number> }>;
-}
-
 export const recordColumns: string[] = recordSchema.required;
 
 function siteDir(): string {
@@ -114,7 +45,7 @@ export function publishedFileExists(rel: string): boolean {
   return rel !== "" && !rel.includes("..") && existsSync(path.join(siteDir(), "public", rel));
 }
 
-function readGenerated(name: string): unknown {
+export function readGenerated(name: string): unknown {
   const file = path.join(siteDir(), "src", "generated", name);
   if (!existsSync(file)) {
     throw new Error(`samebox site: ${file} is missing; run \`npm run publish-data\` first (or set SAMEBOX_SITE_DIR to a folder holding src/generated/)`);
