@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { loadProfile, loadStudy, profileNames, studyNames, systemNames } from "./lib/catalog.ts";
+import { loadProfile, loadStudy, loadSystem, profileNames, studyMismatch, studyNames, systemNames } from "./lib/catalog.ts";
 import { ParseError, UserError } from "./lib/errors.ts";
 import { estimate, estimateMarkdown, MAX_LIMIT_MIN, parseInstanceType } from "./lib/estimate.ts";
 import { fromCsv, fromJsonl } from "./lib/records.ts";
@@ -128,7 +128,9 @@ program
     process.stdout.write(`profiles: ${profileNames().join(", ")}\nsystems: ${systemNames().join(", ")}\nstudies:\n`);
     for (const s of studyNames()) {
       const st = loadStudy(s);
-      process.stdout.write(`  ${s}: ${st.title}\n    workloads: ${st.workloads.map((w) => w.name).join(", ")}\n`);
+      // which systems can run it is asked of the systems (their capabilities and dialect), never listed in the study
+      const can = systemNames().filter((n) => studyMismatch(loadSystem(n), st) === null);
+      process.stdout.write(`  ${s}: ${st.title}\n    needs: ${st.requires.join(", ")}${st.dialects ? ` (dialects ${st.dialects.join(", ")})` : ""}; systems that can: ${can.join(", ")}\n    workloads: ${st.workloads.map((w) => w.name + (w.requires?.length ? ` [${w.requires.join(", ")}]` : "")).join(", ")}\n`);
     }
     for (const p of profileNames()) loadProfile(p); // fails loudly on a malformed profile
   });
