@@ -444,7 +444,10 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
         const baseEnv = { ...ps.env, ...st.env, SAMEBOX_RUN_DIR: runDir, SYSTEM: system, SYSTEM_DIR: def.dir };
         if (visitCells.length && !prepared.has(key)) {
           progress.note(`${system}: prepare ${studyName}`);
-          const prep = await runVerb(studyVerb("prepare"), [system], { env: baseEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(`${system}.${studyName}.prepare`) });
+          // The plan reaches the study as arguments and environment, never by reading the run's files:
+          // WORKLOADS = this system's still-planned workloads of the study (as install gets them).
+          const prepEnv = { ...baseEnv, WORKLOADS: plannedList(plan.cells.filter((c) => ofStudy(c) && pending(c)), "workload") };
+          const prep = await runVerb(studyVerb("prepare"), [system], { env: prepEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(`${system}.${studyName}.prepare`) });
           if (prep.code !== 0) {
             const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
             markCells(ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}.prepare.err`, prep.code);
