@@ -217,3 +217,36 @@ else:
     print(value)
 PY
 }
+
+# ---- what a cell ran (CELL_DIR/command.txt, shown verbatim on the public site) -------------
+# command_line ARGV...: ARGV as one shell line, each word quoted as needed, every password
+# replaced by a reference to $DB_PASSWORD (option --x-password=..., NAME_PASSWORD=... / MYSQL_PWD=...
+# words, URLs scheme://user:password@..., go-sql-driver user:password@tcp(...)).
+command_line() {
+  local a words=() q
+  local re_opt='^(--?[A-Za-z0-9_-]*password=)(.+)$' re_env='^([A-Z][A-Z0-9_]*(PASSWORD|PWD))=(.+)$'
+  local re_url='^(.*://[^:/@]*:)[^@/]+(@.*)$' re_go='^([^:/@()]+:)[^@]+(@(tcp|unix)\(.*)$'
+  for a in "$@"; do
+    if [[ $a =~ $re_opt ]]; then a="${BASH_REMATCH[1]}"$'\x01'
+    elif [[ $a =~ $re_env ]]; then a="${BASH_REMATCH[1]}="$'\x01'
+    elif [[ $a =~ $re_url || $a =~ $re_go ]]; then a="${BASH_REMATCH[1]}"$'\x01'"${BASH_REMATCH[2]}"
+    fi
+    if [[ "$a" == *$'\x01'* && "$a" != *[\"\\\`\$]* ]]; then
+      q="\"${a//$'\x01'/\$DB_PASSWORD}\""
+    else
+      printf -v q '%q' "$a"
+    fi
+    words+=("$q")
+  done
+  printf '%s\n' "${words[*]}"
+}
+
+# record_command COMMENT ARGV...: append "# COMMENT" and the command line to $CELL_DIR/command.txt
+# (nothing when CELL_DIR is unset: the verb was run by hand).
+record_command() {
+  [[ -n "${CELL_DIR:-}" ]] || return 0
+  local comment="$1"
+  shift
+  mkdir -p "$CELL_DIR"
+  { printf '# %s\n' "$comment"; command_line "$@"; } >> "$CELL_DIR/command.txt"
+}

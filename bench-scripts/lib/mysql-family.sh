@@ -3,8 +3,9 @@
 # server started in the background as OS user mysql on 127.0.0.1, own socket and pid
 # file, a generated cnf (no /etc/mysql files are read), user bench/bench, database sbtest.
 #
-# The sourcing systems/<name>/_lib.sh sets, before calling any mf_* function:
-#   MF_NAME MF_LABEL MF_PORT MF_SERVER MF_CLIENT MF_ADMIN   names, port, binaries
+# The sourcing systems/<name>/_lib.sh calls system_self_init (lib/system.sh) and sets, before
+# calling any mf_* function:
+#   MF_NAME (= SELF_NAME, the folder's name) MF_LABEL MF_PORT MF_SERVER MF_CLIENT MF_ADMIN   names, port, binaries
 #   MF_AUTH          how bench is identified, e.g. "IDENTIFIED BY 'bench'"
 #   MF_REDO_CNF      the redo-log line of the cnf (the two spell 256M differently)
 #   MF_EXTRA_CNF     further [mysqld] lines (may be empty)
@@ -12,11 +13,11 @@
 # and defines the functions mf_installed (true when binaries are there),
 # mf_require_installed (exit 3 with why otherwise) and mf_initialize_datadir.
 
-# shellcheck source=./common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=./system.sh
+. "$(dirname "${BASH_SOURCE[0]}")/system.sh"
 
 mf_paths() {
-  MF_STATE="$SAMEBOX_STATE/$MF_NAME"
+  MF_STATE="$SELF_STATE"
   MF_DATA="$MF_STATE/data"
   MF_RUN="$MF_STATE/run"
   MF_SOCKET="$MF_RUN/mysqld.sock"
@@ -58,13 +59,7 @@ mf_write_cnf() {
   chmod 0644 "$MF_CNF"
 }
 
-mf_pid() {
-  [[ -f "$MF_PIDFILE" ]] || return 0
-  local pid
-  pid="$(tr -dc '0-9' < "$MF_PIDFILE")"
-  pid_alive "$pid" && printf '%s\n' "$pid"
-  return 0
-}
+mf_pid() { pidfile_pid "$MF_PIDFILE"; }
 
 mf_running() { [[ -n "$(mf_pid)" ]]; }
 
@@ -179,7 +174,6 @@ DB_USER=bench
 DB_PASSWORD=bench
 DB_NAME=sbtest
 DB_SOCKET=$MF_SOCKET
-SYSBENCH_DRIVER=mysql
 ENV
 }
 

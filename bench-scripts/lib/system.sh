@@ -16,7 +16,7 @@
 #   system_self_port VAR ORIGINAL FALLBACK   the folder's port (see there)
 
 # shellcheck source=./common.sh
-[[ -n "${BENCH_SCRIPTS_DIR:-}" ]] || . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+declare -F not_available >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
 
@@ -76,6 +76,9 @@ PY
 )" || die "cannot read $SYSTEM_JSON"
   load_env_lines <<< "$fields"
   export SYSTEM_NAME SYSTEM_DIR SYSTEM_JSON
+  # Nothing from another system (or the caller's environment) may stand in for a key this
+  # system's env does not print.
+  unset DB_HOST DB_PORT DB_USER DB_PASSWORD DB_NAME DB_SOCKET DB_URL DB_PATH DB_CLI PG_BIN
   out="$("$SYSTEM_DIR/env")" || rc=$?
   if (( rc != 0 )); then
     (( rc == EXIT_NOT_AVAILABLE )) && not_available "$out"
@@ -174,6 +177,61 @@ system_dsn() {
   esac
 }
 
+# ---- a study's needs against a system ----------------------------------------------------
+# A study.json says what it needs (`requires`: capabilities, optional `dialects`); a workload
+# file may add its own `requires`. These match them against a system, never a name list.
+
+# system_meets STUDY_JSON [NAME]: NAME (default the system in use) has every capability the
+# study requires and, when the study lists dialects, one of them.
+system_meets() {
+  python3 - "$1" "$SYSTEMS_DIR/${2:-$SYSTEM_NAME}/system.json" <<'PY'
+import json, sys
+study, system = (json.load(open(p)) for p in sys.argv[1:3])
+caps = set(system.get("capabilities") or [])
+ok = set(study.get("requires") or []) <= caps
+dialects = study.get("dialects")
+if dialects is not None:
+    ok = ok and (system.get("sql") or {}).get("dialect") in dialects
+sys.exit(0 if ok else 1)
+PY
+}
+
+# system_names_for STUDY_JSON: the systems that meet the study's needs, one a line.
+system_names_for() {
+  local name
+  while IFS= read -r name; do
+    system_meets "$1" "$name" && printf '%s\n' "$name"
+  done < <(system_names)
+  return 0
+}
+
+# system_use_for STUDY_JSON NAME: system_use for a study. An unknown NAME is bad input (exit 2)
+# naming the systems that meet the study's needs; a known system that lacks a capability the
+# study requires, or speaks a dialect it has no files for, is not available (exit 3).
+system_use_for() {
+  local study_json="$1" name="${2:-}" study valid dialects
+  study="$(json_get "$study_json" name)"
+  if ! system_valid_name "$name"; then
+    valid="$(system_names_for "$study_json" | paste -sd, -)"
+    [[ -n "$name" ]] || bad_input "missing system argument (valid for $study: $valid)"
+    bad_input "unknown system '$name' (valid for $study: $valid)"
+  fi
+  system_use "$name"
+  # shellcheck disable=SC2046  # one capability a word
+  system_require $(json_get "$study_json" requires)
+  dialects="$(json_get "$study_json" dialects)"
+  if [[ -n "$dialects" ]] && ! list_contains "$dialects" "$SYSTEM_DIALECT"; then
+    not_available "the $study study has no SQL for dialect '${SYSTEM_DIALECT:-none}' of $name (it has: ${dialects//$'\n'/,})"
+  fi
+}
+
+# system_require_workload WORKLOAD_JSON: not available unless the system has every capability
+# the workload file requires (the runner plans such a cell as skipped; this covers a direct call).
+system_require_workload() {
+  # shellcheck disable=SC2046  # one capability a word
+  system_require $(json_get "$1" requires)
+}
+
 # ---- for the verbs of a system folder -------------------------------------------------
 # system_self_init: the folder the running verb lives in is the system: SELF_NAME (its folder
 # name), SELF_DIR, SELF_JSON, SELF_STATE ($SAMEBOX_STATE/<folder name>, so a copy of the folder
@@ -206,4 +264,36 @@ system_self_port() {
   printf '%s\n' "$port"
 }
 
-# system_client_argv MODE FILE [DBNAME] is added below by helper HA (lib/sql-clients.sh).
+# system_client_argv MODE FILE [DBNAME]: fill the array CLIENT_ARGV with the argv that runs the
+# SQL file FILE on the system (system_use first) through its `client` verb (lib/sql-clients.sh):
+# MODE exec (results discarded) or query (rows tab-separated, no header; CLIENT_NULL is how
+# NULL is spelled: \N, or NULL for clients that cannot print anything else). DBNAME: servers
+# the database (default DB_NAME), embedded engines the database file (default DB_PATH). The
+# verb's leading NAME=VALUE words (passwords) are exported here and kept in CLIENT_ENV, so
+# CLIENT_ARGV[0] is the client binary itself: hyperfine times it with no wrapper in between.
+system_client_argv() {
+  local mode="${1:-}" file="${2:-}" db="${3:-}" tmp rc=0
+  [[ -x "$SYSTEM_DIR/client" ]] \
+    || not_available "$SYSTEM_NAME has no client verb (systems/$SYSTEM_NAME/client), so it cannot run SQL files"
+  tmp="$(mktemp)"
+  "$SYSTEM_DIR/client" "$mode" "$file" ${db:+"$db"} > "$tmp" || rc=$?
+  if (( rc != 0 )); then
+    local said
+    said="$(tr '\0' ' ' < "$tmp")"
+    rm -f "$tmp"
+    (( rc == EXIT_NOT_AVAILABLE )) && not_available "$said"
+    (( rc == EXIT_BAD_INPUT )) && bad_input "systems/$SYSTEM_NAME/client $mode: bad arguments (its error is above)"
+    die "systems/$SYSTEM_NAME/client $mode $file failed (exit $rc)"
+  fi
+  mapfile -d '' -t CLIENT_ARGV < "$tmp"
+  rm -f "$tmp"
+  CLIENT_ENV=()
+  while (( ${#CLIENT_ARGV[@]} )) && [[ "${CLIENT_ARGV[0]}" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+    CLIENT_ENV+=("${CLIENT_ARGV[0]}")
+    export "${CLIENT_ARGV[0]?}"
+    CLIENT_ARGV=("${CLIENT_ARGV[@]:1}")
+  done
+  (( ${#CLIENT_ARGV[@]} )) || die "systems/$SYSTEM_NAME/client $mode printed no command"
+  CLIENT_NULL='\N'
+  if [[ "$mode" == query ]]; then CLIENT_NULL="$("$SYSTEM_DIR/client" null)"; fi
+}

@@ -4,9 +4,10 @@
 
 # shellcheck source=../../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/system.sh
+. "$BENCH_SCRIPTS_DIR/lib/system.sh"
 
 STUDY_DIR="$BENCH_SCRIPTS_DIR/studies/oltp"
-SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
 
 # Parameters from the suite profile; defaults are seed 002's (16 threads, 60 s,
 # 10 tables x 100,000 rows, pgbench scale 100).
@@ -34,27 +35,13 @@ oltp_params() {
   (( THREADS <= 190 )) || die "THREADS=$THREADS is more than the 190 connections the servers leave for clients (valid: 1-190)"
 }
 
-oltp_study_systems() { json_get "$STUDY_DIR/study.json" systems; }
-
-# oltp_use_system SYSTEM: validate it, load its env verb's KEY=VALUE lines, check it answers.
+# oltp_use_system SYSTEM: validate it against the study's needs (study.json `requires`), load
+# its env verb's KEY=VALUE lines, check it answers.
 oltp_use_system() {
-  local system="${1:-}" valid out rc=0
-  local systems
-  systems="$(oltp_study_systems)"
-  valid="${systems//$'\n'/,}"
-  [[ -n "$system" ]] || die "missing system argument (valid: $valid)"
-  [[ "$system" =~ ^[a-z0-9][a-z0-9-]*$ && -d "$SYSTEMS_DIR/$system" ]] \
-    || die "unknown system '$system' (valid: $valid)"
-  list_contains "$systems" "$system" \
-    || not_available "the oltp study does not run on $system (it runs on: $valid)"
-  out="$("$SYSTEMS_DIR/$system/env")" || rc=$?
-  (( rc == 0 )) || { (( rc == EXIT_NOT_AVAILABLE )) && not_available "$out"; die "$system/env failed (exit $rc)"; }
-  load_env_lines <<< "$out"
-  for key in DB_HOST DB_PORT DB_USER DB_PASSWORD DB_NAME SYSBENCH_DRIVER; do
-    [[ -n "${!key:-}" ]] || die "$system/env printed no $key"
-  done
-  "$SYSTEMS_DIR/$system/check" >/dev/null || die "$system does not answer on $DB_HOST:$DB_PORT: run systems/$system/start first"
-  OLTP_SYSTEM="$system"
+  system_use_for "$STUDY_DIR/study.json" "${1:-}"
+  system_require_env DB_HOST DB_PORT DB_USER DB_PASSWORD DB_NAME SYSTEM_SYSBENCH_DRIVER
+  system_check
+  OLTP_SYSTEM="$SYSTEM_NAME"
 }
 
 oltp_require_tools() {
@@ -62,14 +49,15 @@ oltp_require_tools() {
 }
 
 # Every client connects over loopback TCP, the same transport for all three servers
-# (the seed's --mysql-host=localhost meant a unix socket for MySQL/MariaDB only).
+# (the seed's --mysql-host=localhost meant a unix socket for MySQL/MariaDB only). Keyed by the
+# system's sysbench driver (system.json drivers.sysbench), sysbench's own option names.
 sysbench_conn_args() {
-  case "$SYSBENCH_DRIVER" in
+  case "$SYSTEM_SYSBENCH_DRIVER" in
     pgsql) SB_CONN=(--db-driver=pgsql --pgsql-host="$DB_HOST" --pgsql-port="$DB_PORT"
              --pgsql-user="$DB_USER" --pgsql-password="$DB_PASSWORD" --pgsql-db="$DB_NAME") ;;
     mysql) SB_CONN=(--db-driver=mysql --mysql-host="$DB_HOST" --mysql-port="$DB_PORT"
              --mysql-user="$DB_USER" --mysql-password="$DB_PASSWORD" --mysql-db="$DB_NAME") ;;
-    *) die "SYSBENCH_DRIVER='$SYSBENCH_DRIVER' from the system's env is not valid (valid: pgsql, mysql)" ;;
+    *) die "drivers.sysbench='$SYSTEM_SYSBENCH_DRIVER' in $SYSTEM_JSON is not valid (valid: pgsql, mysql)" ;;
   esac
 }
 
@@ -88,23 +76,42 @@ sb_recreate_tables() {
   load_threads="$(nproc)"
   (( load_threads > SB_TABLES )) && load_threads="$SB_TABLES"
   log "sysbench: re-creating $SB_TABLES tables x $SB_TABLE_SIZE rows on $OLTP_SYSTEM"
-  sb "$script" --threads="$load_threads" cleanup >&2
-  sb "$script" --threads="$load_threads" prepare >&2
-  if [[ "$SYSBENCH_DRIVER" == pgsql ]]; then
+  sysbench_conn_args
+  local base=(sysbench "$script" "${SB_CONN[@]}" --tables="$SB_TABLES" --table-size="$SB_TABLE_SIZE" --threads="$load_threads")
+  # In a cell (CELL_DIR set) these are part of what it ran: recorded in command.txt.
+  record_command "fresh tables: drop (not timed)" "${base[@]}" cleanup
+  "${base[@]}" cleanup >&2
+  record_command "fresh tables: load (not timed)" "${base[@]}" prepare
+  "${base[@]}" prepare >&2
+  if [[ "$SYSTEM_DIALECT" == postgresql ]]; then
     local tables
     tables="$(seq -f 'sbtest%g' 1 "$SB_TABLES" | paste -sd, -)"
-    pg_bench_sql -c "VACUUM (ANALYZE) $tables" >&2
+    oltp_sql_file "VACUUM (ANALYZE) $tables;" >&2
   fi
   # InnoDB (MariaDB/MySQL) computes persistent statistics itself after the bulk load.
 }
 
-pg_bench_sql() {
-  PGPASSWORD="$DB_PASSWORD" PGCONNECT_TIMEOUT=5 "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 \
-    -h "$DB_HOST" -p "$DB_PORT" -U "$DB_USER" -d "$DB_NAME" "$@"
+# oltp_sql_file SQL: run SQL on the system through its own client (its client verb).
+oltp_sql_file() {
+  local f
+  f="$(mktemp)"
+  printf '%s\n' "$1" > "$f"
+  local rc=0
+  system_client_argv exec "$f" || rc=$?
+  # The argv may start with NAME=VALUE words (the password, kept out of ps): env runs it.
+  (( rc == 0 )) && { env "${CLIENT_ARGV[@]}" > /dev/null || rc=$?; }
+  rm -f "$f"
+  (( rc == 0 )) || die "SQL on $SYSTEM_NAME failed (exit $rc): $1"
 }
 
-# pgb ARGS...: pgbench as bench over TCP against sbtest.
+# pgbench_bin: the pgbench a system with capability pgbench names in its env (PG_BIN), else the
+# one on PATH.
+pgbench_bin() {
+  if [[ -x "${PG_BIN:-}/pgbench" ]]; then printf '%s\n' "$PG_BIN/pgbench"; return 0; fi
+  command -v pgbench || die "pgbench not found (PG_BIN='${PG_BIN:-}' from systems/$SYSTEM_NAME/env, nor on PATH)"
+}
+
+# pgb ARGS...: pgbench as the system's user over TCP against its database.
 pgb() {
-  [[ -x "${PG_BIN:-}/pgbench" ]] || die "pgbench not found in PG_BIN='${PG_BIN:-}' (from the system's env)"
-  PGPASSWORD="$DB_PASSWORD" "$PG_BIN/pgbench" -h "$DB_HOST" -p "$DB_PORT" -U "$DB_USER" "$@" "$DB_NAME"
+  PGPASSWORD="$DB_PASSWORD" "$(pgbench_bin)" -h "$DB_HOST" -p "$DB_PORT" -U "$DB_USER" "$@" "$DB_NAME"
 }

@@ -3,13 +3,14 @@
 # (DuckDB's own CLI binary, packaged as a wheel: PyPI is reachable where GitHub release
 # downloads are not) in a dedicated venv at /opt/samebox/venv, so it never touches the
 # system Python and every verb finds it at one fixed path.
-# shellcheck source=../../lib/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/system.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/system.sh"
+system_self_init
 
 DUCKDB_CLI_VERSION="${SAMEBOX_DUCKDB_VERSION:-1.5.6}"
 SAMEBOX_VENV="${SAMEBOX_VENV:-/opt/samebox/venv}"
 DUCKDB_CLI="$SAMEBOX_VENV/bin/duckdb"
-DUCKDB_DB="$SAMEBOX_STATE/duckdb/bench.duckdb"
+DUCKDB_DB="$SELF_STATE/bench.duckdb"
 
 duckdb_require_installed() {
   is_debian_family || not_available "duckdb: only Debian/Ubuntu are supported (this is $OS_ID $OS_VERSION_ID)"

@@ -4,10 +4,10 @@
 # shellcheck source=../../lib/mysql-family.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/mysql-family.sh"
 
-MF_NAME=mariadb
+system_self_init
+MF_NAME="$SELF_NAME"
 MF_LABEL=MariaDB
-MF_PORT="${SAMEBOX_MARIADB_PORT:-33069}"
-require_port SAMEBOX_MARIADB_PORT "$MF_PORT"
+MF_PORT="$(system_self_port SAMEBOX_MARIADB_PORT mariadb 33069)"
 MF_SERVER=/usr/sbin/mariadbd
 MF_CLIENT=/usr/bin/mariadb
 MF_ADMIN=/usr/bin/mariadb-admin

@@ -20,10 +20,10 @@ MYSQL_TARBALL_URLS=(
 MYSQL_BASEDIR="/opt/mysql-$MYSQL_VERSION"
 MYSQL_CACHE="/opt/samebox/cache"
 
-MF_NAME=mysql
+system_self_init
+MF_NAME="$SELF_NAME"
 MF_LABEL=MySQL
-MF_PORT="${SAMEBOX_MYSQL_PORT:-33079}"
-require_port SAMEBOX_MYSQL_PORT "$MF_PORT"
+MF_PORT="$(system_self_port SAMEBOX_MYSQL_PORT mysql 33079)"
 MF_SERVER="$MYSQL_BASEDIR/bin/mysqld"
 MF_CLIENT="$MYSQL_BASEDIR/bin/mysql"
 MF_ADMIN="$MYSQL_BASEDIR/bin/mysqladmin"

@@ -3,8 +3,11 @@
 # We never use the distro's cluster: our own data dir under $SAMEBOX_STATE, our port,
 # our socket dir, started with pg_ctl as OS user postgres.
 
-# shellcheck source=../../lib/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/system.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/system.sh"
+# This folder is the system: its name gives the state dir, its system.json the port, so a copy
+# under another name with another port runs beside it.
+system_self_init
 
 # Debian 12 ships 15; on Ubuntu we add PGDG and use 18 (the newest major, closest to the
 # seed's 17.9 without going older). SAMEBOX_PG_MAJOR overrides.
@@ -20,13 +23,12 @@ pg_default_major() {
 
 PG_MAJOR="${SAMEBOX_PG_MAJOR:-$(pg_default_major)}"
 PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
-PG_STATE="$SAMEBOX_STATE/postgresql"
+PG_STATE="$SELF_STATE"
 PG_DATA="$PG_STATE/data"
 PG_RUN="$PG_STATE/run"
 PG_LOG="$PG_STATE/log/postgresql.log"
 PG_TUNING_FILE="samebox-tuning.conf"
-PG_PORT="${SAMEBOX_PG_PORT:-54329}"
-require_port SAMEBOX_PG_PORT "$PG_PORT"
+PG_PORT="$(system_self_port SAMEBOX_PG_PORT postgresql 54329)"
 
 pg_os_supported() { [[ -n "$PG_MAJOR" ]]; }
 

@@ -1,11 +1,12 @@
 # shellcheck shell=bash disable=SC2034  # variables here are used by the verbs that source this
 # SQLite (embedded; sourced, not a verb): the distro's sqlite3 CLI. There is no server, so
 # start/stop/check only prove the binary works and pids prints nothing.
-# shellcheck source=../../lib/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/system.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/system.sh"
+system_self_init
 
 SQLITE_CLI=/usr/bin/sqlite3
-SQLITE_DB="$SAMEBOX_STATE/sqlite/bench.db"
+SQLITE_DB="$SELF_STATE/bench.db"
 
 sqlite_require_installed() {
   is_debian_family || not_available "sqlite: only Debian/Ubuntu are supported (this is $OS_ID $OS_VERSION_ID)"

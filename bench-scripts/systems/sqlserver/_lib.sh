@@ -9,8 +9,9 @@
 # moving master needs copying its files). User databases (sbtest, the studies' mcpdb_*) go under
 # $SAMEBOX_STATE/sqlserver through filelocation.defaultdatadir/defaultlogdir.
 
-# shellcheck source=../../lib/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/system.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/system.sh"
+system_self_init
 
 MSSQL_HOME=/opt/mssql
 MSSQL_CONF_BIN="$MSSQL_HOME/bin/mssql-conf"
@@ -24,11 +25,10 @@ MSSQL_BCP="$MSSQL_TOOLS_BIN/bcp"
 # The sa password lives with the instance (not under $SAMEBOX_STATE, which tests point
 # elsewhere): install writes it, start reads it. root-only.
 MSSQL_SA_PASSWORD_FILE="$MSSQL_VAR/samebox-sa-password"
-MSSQL_STATE="$SAMEBOX_STATE/sqlserver"
+MSSQL_STATE="$SELF_STATE"
 MSSQL_DATA_DIR="$MSSQL_STATE/data"
 MSSQL_LOG_DIR="$MSSQL_STATE/log"
-MSSQL_PORT="${SAMEBOX_MSSQL_PORT:-14339}"
-require_port SAMEBOX_MSSQL_PORT "$MSSQL_PORT"
+MSSQL_PORT="$(system_self_port SAMEBOX_MSSQL_PORT sqlserver 14339)"
 # SQL Server's password policy rejects the contract's bench/bench (8+ characters from three of
 # upper, lower, digit, symbol; not containing the login name). Letters and digits only, so it
 # goes into DSNs and command lines without escaping.

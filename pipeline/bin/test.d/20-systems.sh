@@ -31,6 +31,8 @@ cells="$SAMEBOX_STATE/cells"
 cleanup_servers() {
   "$systems/postgresql/stop" >/dev/null 2>&1
   "$systems/mariadb/stop" >/dev/null 2>&1
+  [[ ! -x "$SAMEBOX_STATE/copy-tree/bench-scripts/systems/pgcopy/stop" ]] \
+    || "$SAMEBOX_STATE/copy-tree/bench-scripts/systems/pgcopy/stop" >/dev/null 2>&1
   rm -rf "$SAMEBOX_STATE"
 }
 trap cleanup_servers EXIT
@@ -76,14 +78,20 @@ for name in sorted(os.listdir(systems_dir)):
     assert s["kind"] in ("server", "embedded", "external"), f"{name}: kind {s['kind']}"
     for v in verbs:
         assert os.access(os.path.join(d, v), os.X_OK), f"{name}/{v} missing or not executable"
+    # issue 8: a system says what it can do; nobody lists systems
+    assert "sysbench_driver" not in s, f"{name}: sysbench_driver (now drivers.sysbench)"
+    if "sysbench" in s.get("capabilities", []):
+        assert s["drivers"]["sysbench"] in ("pgsql", "mysql"), f"{name}: drivers.sysbench"
 st = json.load(open(os.path.join(study_dir, "study.json")))
 assert st["name"] == "oltp" and st["seed"].startswith("002_")
+assert "systems" not in st and "sysbench" in st["requires"], f"oltp study.json: requires {st.get('requires')}"
 names = set()
 for f in sorted(os.listdir(os.path.join(study_dir, "workloads"))):
     w = json.load(open(os.path.join(study_dir, "workloads", f)))
     assert w["name"] + ".json" == f, f"{f}: name {w['name']}"
     assert w["tool"] in ("sysbench", "pgbench"), f"{f}: tool {w['tool']}"
-    assert set(w["systems"]) <= set(st["systems"]), f"{f}: systems {w['systems']}"
+    assert "systems" not in w, f"{f}: lists systems (say what it requires instead)"
+    assert w["tool"] != "pgbench" or "pgbench" in w.get("requires", []), f"{f}: a pgbench workload must require pgbench"
     names.add(w["name"])
 assert names == set(st["workload_order"]), f"workload_order {st['workload_order']} != {sorted(names)}"
 PY
@@ -141,9 +149,11 @@ version_ok() {
 env_ok() {
   local out k
   out="$("$1")" || return 1
-  for k in DB_HOST DB_PORT DB_USER DB_PASSWORD DB_NAME DB_SOCKET SYSBENCH_DRIVER; do
+  for k in DB_HOST DB_PORT DB_USER DB_PASSWORD DB_NAME DB_SOCKET; do
     grep -q "^$k=." <<< "$out" || { echo "no $k in: $out"; return 1; }
   done
+  # the sysbench driver is system.json's drivers.sysbench now, not an env line
+  ! grep -q "^SYSBENCH_DRIVER=" <<< "$out" || { echo "env still prints SYSBENCH_DRIVER: $out"; return 1; }
   grep -qx "DB_PORT=$2" <<< "$out" || { echo "DB_PORT is not $2: $out"; return 1; }
 }
 pids_alive() {
@@ -215,8 +225,9 @@ for wl_json in "$study"/workloads/*.json; do
   workload="$(basename "$wl_json" .json)"
   tool="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["tool"])' "$wl_json")"
   for s in postgresql mariadb; do
-    if ! grep -q "\"$s\"" "$wl_json"; then
-      t "oltp/run $s $workload exits 3 (not for $s)" expect_skip "$s" "$workload"
+    if ! python3 -c 'import json, sys; w, s = (json.load(open(p)) for p in sys.argv[1:3]); sys.exit(0 if set(w.get("requires", [])) <= set(s["capabilities"]) else 1)' \
+         "$wl_json" "$systems/$s/system.json"; then
+      t "oltp/run $s $workload exits 3 ($s lacks a capability it requires)" expect_skip "$s" "$workload"
       continue
     fi
     dir="$cells/$s.$workload"
@@ -247,13 +258,55 @@ bad_input() {
 }
 t "run with THREADS=abc fails naming THREADS" bad_input "THREADS='abc' is not a whole number" THREADS=abc "$study/run" postgresql oltp_read_only
 t "run with an unknown workload lists the valid ones" bad_input "valid: oltp_insert,oltp_read_only" "$study/run" postgresql nosuch
-t "run with an unknown system lists the valid ones" bad_input "valid: postgresql,mariadb,mysql" "$study/run" oracle oltp_read_only
+t "run with an unknown system lists the valid ones" bad_input "unknown system 'oracle' (valid for oltp: mariadb,mysql,postgresql)" "$study/run" oracle oltp_read_only
+t "run on a system without the study's capability exits 3 naming it" bash -c 'out="$("$1/run" sqlite oltp_read_only 2>/dev/null)"; rc=$?; [[ $rc -eq 3 && "$out" == *"lacks capability '"'"'sysbench'"'"'"* ]] || { echo "exit $rc: $out"; exit 1; }' _ "$study"
+t "oltp/run wrote command.txt without the password" bash -c 'f="$1/postgresql.oltp_read_only/command.txt"; grep -q "^sysbench oltp_read_only .*--pgsql-password=\$DB_PASSWORD" "$f" && grep -q "^# measured run" "$f" && ! grep -q "password=bench" "$f" || { cat "$f"; exit 1; }' _ "$cells"
 t "SAMEBOX_PG_PORT=80 is refused" bad_input "not a usable TCP port" SAMEBOX_PG_PORT=80 "$systems/postgresql/env"
 
 for s in postgresql mariadb; do
   t "oltp/cleanup $s" "$study/cleanup" "$s"
   t "  $s: sbtest1 is gone" bash -c '! "$@"' _ count_is "$s" "$SB_TABLE_SIZE"
 done
+
+# ---- a copy of the postgresql folder is a second system (issue 8) ------------------------------
+# A private bench-scripts tree (copies of lib/, studies/oltp/, systems/postgresql/) with the folder
+# copied to a new name whose system.json has another port and nothing else edited: it runs beside
+# the original (own state dir, own port; SAMEBOX_PG_PORT stays the original's) and runs oltp.
+copy_port="${SAMEBOX_TEST_PGCOPY_PORT:-54349}"
+copy_tree="$SAMEBOX_STATE/copy-tree/bench-scripts"
+mkdir -p "$copy_tree/systems" "$copy_tree/studies"
+cp -r "$repo/bench-scripts/lib" "$copy_tree/lib"
+cp -r "$study" "$copy_tree/studies/oltp"
+cp -r "$systems/postgresql" "$copy_tree/systems/pgcopy"
+python3 - "$copy_tree/systems/pgcopy/system.json" "$copy_port" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["name"], d["port"] = "pgcopy", int(sys.argv[2])
+json.dump(d, open(p, "w"), indent=2)
+PY
+copy="$copy_tree/systems/pgcopy"
+copy_study="$copy_tree/studies/oltp"
+t "copy pgcopy/start beside the original" "$copy/start"
+t "  pgcopy/env: port $copy_port (system.json), socket under \$SAMEBOX_STATE/pgcopy" bash -c \
+  'out="$("$1")"; grep -qx "DB_PORT=$2" <<< "$out" && grep -qx "DB_SOCKET=$3/pgcopy/run" <<< "$out" || { echo "$out"; exit 1; }' \
+  _ "$copy/env" "$copy_port" "$SAMEBOX_STATE"
+t "  pgcopy listens on 127.0.0.1:$copy_port only" only_loopback "$copy_port"
+t "  the original still answers on ${port[postgresql]}" "$systems/postgresql/check"
+t "  pgcopy has its own data dir" bash -c '[[ -f "$1/pgcopy/data/PG_VERSION" && -f "$1/postgresql/data/PG_VERSION" ]]' _ "$SAMEBOX_STATE"
+t "  oltp/prepare pgcopy" "$copy_study/prepare" pgcopy
+for workload in oltp_read_only pgbench_select_only; do
+  dir="$cells/pgcopy.$workload"
+  mkdir -p "$dir"
+  t "  oltp/run pgcopy $workload" env CELL_DIR="$dir" bash -c '"$1" pgcopy "$2" > "$3/stdout.txt" 2> "$3/stderr.txt"' _ \
+    "$copy_study/run" "$workload" "$dir"
+done
+t "  pgcopy oltp_read_only output is plausible" sysbench_plausible "$cells/pgcopy.oltp_read_only"
+t "  pgcopy pgbench_select_only output is plausible" pgbench_plausible "$cells/pgcopy.pgbench_select_only"
+t "  oltp/cleanup pgcopy" "$copy_study/cleanup" pgcopy
+t "  pgcopy/stop" "$copy/stop"
+t "  nothing listens on $copy_port" nothing_listens "$copy_port"
+t "  the original still answers after the copy stopped" "$systems/postgresql/check"
 
 # ---- stop ---------------------------------------------------------------------------------
 for s in postgresql mariadb; do
