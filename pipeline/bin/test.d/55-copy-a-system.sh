@@ -42,8 +42,13 @@ cp -a "$repo/bench-scripts" "$bench"
 listing() { (cd "$bench" && find . -type f ! -path './loadgen/*/bin/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum); }
 listing > "$tmp/before.txt"
 cp -a "$bench/systems/postgresql" "$bench/systems/$copy"
-jq --arg n "$copy" --argjson p "$copy_port" '.name = $n | .label = "PostgreSQL (a copy on another port)" | .port = $p' \
-  "$bench/systems/postgresql/system.json" > "$bench/systems/$copy/system.json"
+python3 - "$bench/systems/postgresql/system.json" "$bench/systems/$copy/system.json" "$copy" "$copy_port" <<'PY'
+import json, sys
+src, dst, name, port = sys.argv[1:]
+d = json.load(open(src))
+d.update(name=name, label="PostgreSQL (a copy on another port)", port=int(port))
+open(dst, "w").write(json.dumps(d, indent=2, ensure_ascii=False) + "\n")
+PY
 listing > "$tmp/after.txt"
 changed="$(diff "$tmp/before.txt" "$tmp/after.txt" | grep '^[<>]' | grep -v "^> [0-9a-f]*  ./systems/$copy/" || true)"
 t "no file outside systems/$copy changed (the copy needs no other edit)" test -z "$changed"
@@ -87,11 +92,23 @@ rc=$?
 echo "     copy-ci run: exit $rc in $(( SECONDS - start )) s: $(tail -n 1 "$tmp/run.out")"
 manifest="$SAMEBOX_DATA_DIR/runs/$run_id/manifest.json"
 t "the run completed (exit 0)" bash -c "[[ $rc == 0 ]] || { tail -n 20 '$tmp/run.out' '$tmp/run.err'; exit 1; }"
+cat > "$tmp/check.py" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); what = sys.argv[2]; copy = sys.argv[3]
+if what == "outcomes":   # ok, or skipped for a reason no install here fixes
+    bad = [f"{c['id']} {c['status']} {c['reason']}" for c in m["cells"] if c["status"] != "ok"
+           and not (c["status"] == "skipped" and ("pgvector" in c["reason"] or c["reason"].startswith("unsupported: ")))]
+    print("\n".join(bad)); sys.exit(1 if bad else 0)
+if what == "ok-count":
+    n = sum(c["status"] == "ok" for c in m["cells"]); print(n); sys.exit(0 if n >= 20 else 1)
+if what == "port":
+    port = m["systems"][copy]["config"].get("port"); print(port); sys.exit(0 if port == sys.argv[4] else 1)
+sys.exit(f"unknown check {what}")
+PY
 t "every cell is ok, or skipped for a reason no install here fixes (cloud-only extension, capability the engine lacks)" \
-  bash -c "jq -e '[.cells[] | select(.status != \"ok\" and (.status != \"skipped\" or (.reason | test(\"pgvector|^unsupported: \") | not)))] | length == 0' '$manifest' \
-    || jq -r '.cells[] | select(.status != \"ok\") | \"\(.id) \(.status) \(.reason)\"' '$manifest'"
-t "most cells measured (ok >= 20)" bash -c "[[ \$(jq '[.cells[] | select(.status == \"ok\")] | length' '$manifest') -ge 20 ]]"
-t "the server ran on the copy's port ($copy_port)" bash -c "[[ \$(jq -r '.systems.$copy.config.port' '$manifest') == '$copy_port' ]]"
+  python3 "$tmp/check.py" "$manifest" outcomes "$copy"
+t "most cells measured (ok >= 20)" python3 "$tmp/check.py" "$manifest" ok-count "$copy"
+t "the server ran on the copy's port ($copy_port)" python3 "$tmp/check.py" "$manifest" port "$copy" "$copy_port"
 t "the copy kept its data in its own state dir ($copy, not postgresql)" \
   bash -c "[[ -d '$SAMEBOX_STATE/$copy' && ! -e '$SAMEBOX_STATE/postgresql' ]]"
 t "records name the copy" bash -c "grep -q '\"system\":\"$copy\"' '$SAMEBOX_DATA_DIR/runs/$run_id/records.jsonl'"
