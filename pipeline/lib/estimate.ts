@@ -3,6 +3,7 @@ import path from "node:path";
 import { csvParse } from "d3-dsv";
 import { planRun } from "../runner/run.ts";
 import type { Cell, Plan } from "../runner/run.ts";
+import type { RunManifest } from "../schema/types.ts";
 import { dataDir, runsDir } from "./paths.ts";
 import { UserError } from "./errors.ts";
 
@@ -156,7 +157,8 @@ export function loadReferences(dir: string, toolOf: (study: string, workload: st
   for (const name of readdirSync(dir).sort()) {
     const file = path.join(dir, name, "manifest.json");
     if (!existsSync(file)) continue;
-    let m: Record<string, any>;
+    // Read without validation (older manifests may lack newer fields): every field is checked where used.
+    let m: Partial<RunManifest>;
     try { m = JSON.parse(readFileSync(file, "utf8")); } catch { continue; }
     const studiesCfg = (m.config?.studies ?? {}) as Record<string, { env?: Record<string, unknown> }>;
     const envOf = (study: string) => Object.fromEntries(Object.entries(studiesCfg[study]?.env ?? {}).map(([k, v]) => [k, String(v)]));

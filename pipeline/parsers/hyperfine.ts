@@ -47,7 +47,9 @@ export function parseHyperfineJson(text: string): Measurement[] {
     { metric: "time_min", value: ms(finite(r.min, "min")), unit: "ms" },
     { metric: "time_max", value: ms(finite(r.max, "max")), unit: "ms" },
   ];
-  r.times.forEach((t, i) => out.push({ metric: "time_run", value: ms(finite(t, `times[${i}]`)), unit: "ms" }));
+  r.times.forEach((t, i) => {
+    out.push({ metric: "time_run", value: ms(finite(t, `times[${i}]`)), unit: "ms" });
+  });
   return out;
 }
 

@@ -67,7 +67,7 @@ export function parsePgbench(stdout: string, cellDir?: string): Measurement[] {
 
   if (cellDir) {
     const logs = latenciesFromLogs(cellDir);
-    if (logs && logs.latenciesMs.length) {
+    if (logs?.latenciesMs.length) {
       const l = logs.latenciesMs;
       add("latency_p50", percentileSorted(l, 50), "ms");
       add("latency_p95", percentileSorted(l, 95), "ms");

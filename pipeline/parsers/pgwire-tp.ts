@@ -38,7 +38,11 @@ export function parsePgwireTp(text: string): Measurement[] {
     );
   }
   const series = doc.per_second;
-  if (Array.isArray(series)) series.forEach((n, i) => typeof n === "number" && out.push({ metric: "qps_series", value: n, unit: "q/s", t: i + 1 }));
+  if (Array.isArray(series)) {
+    series.forEach((n, i) => {
+      if (typeof n === "number") out.push({ metric: "qps_series", value: n, unit: "q/s", t: i + 1 });
+    });
+  }
   return out;
 }
 

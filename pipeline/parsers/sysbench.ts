@@ -46,7 +46,7 @@ export function parseSysbench(stdout: string): Measurement[] {
       .map((m) => ({ value: Number(m[1]), count: Number(m[2]) }));
     if (buckets.length) {
       add("latency_p50", percentileFromBuckets(buckets, 50), "ms");
-      if (!pct || pct[1] !== "99") add("latency_p99", percentileFromBuckets(buckets, 99), "ms");
+      if (pct?.[1] !== "99") add("latency_p99", percentileFromBuckets(buckets, 99), "ms");
     }
   }
 

@@ -3,13 +3,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { repoRoot } from "./harness.ts";
+import type { ResultRecord, RunManifest } from "../../pipeline/schema/types.ts";
 
-export interface Rec {
-  run_id: string; source: string; study: string; workload: string; system: string; variant: string; concurrency: number; metric: string; value: number; unit: string; t: number | null; repetition: number;
-}
+// The published files' shapes: the types generated from pipeline/schema/*.schema.json.
+export type { ResultRecord as Rec, RunManifest as Manifest };
 export const siteDir = path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR ?? "site");
-export const records: Rec[] = JSON.parse(readFileSync(path.join(siteDir, "src/generated/records.json"), "utf8"));
-export const runs: Array<{ run_id: string; profile: string; started_at: string; cells: Array<{ id: string; status: string }> }> = JSON.parse(readFileSync(path.join(siteDir, "src/generated/runs.json"), "utf8"));
+export const records: ResultRecord[] = JSON.parse(readFileSync(path.join(siteDir, "src/generated/records.json"), "utf8"));
+export const runs: RunManifest[] = JSON.parse(readFileSync(path.join(siteDir, "src/generated/runs.json"), "utf8"));
 
 function med(v: number[]): number {
   const s = [...v].sort((a, b) => a - b);
@@ -38,8 +38,7 @@ export function featuredRunId(): string | undefined {
 }
 
 // ---- study-specific pages (analytical = seed 001, mcp-db = seed 000) ----------------------------
-export interface Manifest { run_id: string; profile: string; started_at: string; status?: string; cells: Array<{ id: string; study: string; workload: string; system: string; variant: string; concurrency: number; status: string; reason: string }> }
-export const manifests = runs as unknown as Manifest[];
+export const manifests = runs;
 const studiesRaw = JSON.parse(readFileSync(path.join(siteDir, "src/generated/studies.json"), "utf8"));
 export const studies: Array<{ name: string; seed: string; systems: string[]; workloads: Array<{ name: string; tool: string; systems: string[]; unsupported?: Record<string, string>; query?: string }> }> = Array.isArray(studiesRaw) ? studiesRaw : studiesRaw.studies;
 export { med as median };
@@ -55,14 +54,14 @@ function runsMeasuring(study: string): Set<string> {
 }
 
 /** The run a study page features: newest complete run with measured records of the study from workloads that exercise its systems, preferring a non-ci profile. */
-export function featuredRunOf(study: string): Manifest | undefined {
+export function featuredRunOf(study: string): RunManifest | undefined {
   const withData = runsMeasuring(study);
   const sorted = manifests.filter((m) => withData.has(m.run_id) && m.status !== "running").sort((a, b) => b.started_at.localeCompare(a.started_at));
   return sorted.find((m) => m.profile !== "ci") ?? sorted[0];
 }
 
 /** Runs newer than the featured one (all, when none) with cells of the study that did not measure it: the page must name each. */
-export function newerUnmeasuredOf(study: string): Manifest[] {
+export function newerUnmeasuredOf(study: string): RunManifest[] {
   const featured = featuredRunOf(study);
   const measured = runsMeasuring(study);
   const cal = calibrationWorkloads(study);

@@ -57,11 +57,12 @@ function assertCharts(charts: Awaited<ReturnType<typeof chartsOn>>, what: string
 type Status = "ok" | "wrong_answer" | "failed" | "unsupported" | "skipped";
 const badgeText: Record<Status, string> = { ok: "ok", wrong_answer: "wrong answer", failed: "failed", unsupported: "unsupported", skipped: "not run" };
 
+interface AnalyticalCell { workload: string; system: string; status: Status; t: number }
 /** Per (workload, system) of one variant: status over repetitions and the median of every time_run. */
-function analyticalCells(run: Manifest, variant: string) {
+function analyticalCells(run: Manifest, variant: string): AnalyticalCell[] {
   const study = studies.find((s) => s.name === "analytical")!;
   const byName = new Map(study.workloads.map((w) => [w.name, w]));
-  const out = new Map<string, { workload: string; system: string; status: Status; t: number }>();
+  const out = new Map<string, AnalyticalCell>();
   const groups = new Map<string, { workload: string; system: string; statuses: string[]; reason: string }>();
   for (const c of run.cells) {
     if (c.study !== "analytical" || c.variant !== variant || byName.get(c.workload)?.tool !== "hyperfine") continue;
@@ -111,7 +112,7 @@ test("analytical page: relative view numbers equal (t + 10 ms) / (t_min + 10 ms)
   const variants = [...new Set(run.cells.filter((c) => c.study === "analytical").map((c) => c.variant))];
   let compared = 0;
   for (const variant of variants) {
-    const cells = analyticalCells(run, variant).filter((c) => c.workload !== "noop");
+    const cells: AnalyticalCell[] = analyticalCells(run, variant).filter((c) => c.workload !== "noop");
     if (cells.length === 0) continue;
     const okCells = cells.filter((c) => c.status === "ok");
     if (okCells.length === 0) continue;
@@ -125,7 +126,7 @@ test("analytical page: relative view numbers equal (t + 10 ms) / (t_min + 10 ms)
         (ratios.get(c.system) ?? ratios.set(c.system, []).get(c.system)!).push(ratio);
         // ≈ marks a ratio whose 95 % interval over repetitions (of hyperfine's median) overlaps the fastest engine's
         const fastest = okCells.find((x) => x.workload === c.workload && x.t === tMin.get(c.workload))!;
-        const noise = fastest.system !== c.system && overlaps(repMedians(run, c.workload, c.system, variant), repMedians(run, c.workload, fastest.system, variant));
+        const noise: boolean = fastest.system !== c.system && overlaps(repMedians(run, c.workload, c.system, variant), repMedians(run, c.workload, fastest.system, variant));
         assert.equal(await cellText(sel), `${ratio.toFixed(2)}×${noise ? " ≈" : ""}`, `${variant} ${c.workload} ${c.system}`);
         compared++;
       } else if (tMin.has(c.workload) || cells.some((x) => x.workload === c.workload)) {
