@@ -42,13 +42,29 @@ try {
     context.on("response", (r) => {
       sizes.n++;
       // Bytes on the wire (compressed where the server compressed): the response's Content-Length.
-      if (/^https?:/.test(r.url())) pending.push(r.headerValue("content-length").then((v) => void (sizes.wire += Number(v ?? 0))).catch(() => undefined));
+      if (/^https?:/.test(r.url())) {
+        pending.push(
+          r
+            .headerValue("content-length")
+            .then((v) => {
+              sizes.wire += Number(v ?? 0);
+            })
+            .catch(() => undefined),
+        );
+      }
       const u = r.url().split("?")[0];
       const kind = /\.wasm(\.gz)?$/.test(u) ? "wasm" : /\.m?js$/.test(u) || ["script"].includes(r.request().resourceType()) ? "js" : r.request().resourceType() === "document" ? "html" : undefined;
       // Worker responses (the wasm) have no retrievable body in Playwright: use Content-Length there.
       if (kind)
         pending.push(
-          r.body().then((b) => void (sizes[kind] += b.length)).catch(async () => void (sizes[kind] += Number((await r.headerValue("content-length")) ?? 0))),
+          r
+            .body()
+            .then((b) => {
+              sizes[kind] += b.length;
+            })
+            .catch(async () => {
+              sizes[kind] += Number((await r.headerValue("content-length")) ?? 0);
+            }),
         );
     });
     await page.goto(preview.root + p, { waitUntil: "load" });

@@ -10,7 +10,7 @@ let preview: Preview;
 let browser: Browser;
 const MAX_PAGES = 120;
 const WIDTHS = [1280, 390];
-let urls: string[] = [];
+const urls: string[] = [];
 
 before(async () => {
   preview = await startPreview();

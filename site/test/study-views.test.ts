@@ -6,8 +6,10 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { startPreview, launchBrowser, recordedContext, type Preview, type Recorder } from "./harness.ts";
-import { records, studies, featuredRunOf, median, num, type Manifest } from "./expectations.ts";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { startPreview, launchBrowser, recordedContext, repoRoot, type Preview, type Recorder } from "./harness.ts";
+import { records, studies, featuredRunOf, median, num, siteDir, type Manifest } from "./expectations.ts";
 
 let preview: Preview;
 let browser: Browser;
@@ -169,11 +171,17 @@ test("analytical page: per-workload detail has the SQL, answer-check badges for 
     }
   }
   assert.ok(seen.has("ok"), "no ok badge at all");
+  // The SQL shown is what the cells ran (their cell folders' files, compared byte for byte in
+  // what-ran.test.ts), never the workload definition re-rendered: every hyperfine workload whose cells
+  // kept a batch shows it in its detail article.
+  const fixtureRuns = path.join(siteDir, "fixture-runs");
+  const runsRoot = existsSync(fixtureRuns) ? fixtureRuns : path.join(process.env.SAMEBOX_DATA_DIR ?? path.join(repoRoot, "data"), "runs");
   for (const w of new Set(run.cells.filter((c) => c.study === "analytical").map((c) => c.workload))) {
     const def = study.workloads.find((x) => x.name === w)!;
-    if (def.tool !== "hyperfine" || !def.query) continue;
-    const sql = await page.locator(`article.workload-detail[data-workload="${w}"] details pre`).first().textContent();
-    assert.ok(sql?.includes(def.query), `${w}: the SQL block does not show the workload's query`);
+    if (def.tool !== "hyperfine") continue;
+    const kept = run.cells.some((c) => c.study === "analytical" && c.workload === w && existsSync(path.join(runsRoot, run.run_id, "cells", c.id, "sql", "batch.sql")));
+    const shown = await page.locator(`article.workload-detail[data-workload="${w}"] details.ran pre[data-ran-file="sql/batch.sql"]`).count();
+    assert.equal(shown > 0, kept, `${w}: ${kept ? "its cells kept sql/batch.sql but the detail shows none" : "the detail shows a batch although no cell kept one"}`);
   }
   // Process-spawn cost: the noop medians per engine, as recorded.
   const spawn = analyticalCells(run, variants.includes("hot") ? "hot" : variants[0]).filter((c) => c.workload === "noop" && c.status === "ok");
@@ -228,7 +236,7 @@ test("mcp-db page: per database × server table with cell badges, improvement fa
     const { server, state } = split(g.variant);
     if (state !== "indexed" || !g.statuses.every((s) => s === "ok")) continue;
     const base = groups.get(`${g.workload}|${g.system}|${server}-baseline|${g.concurrency}`);
-    if (!base || !base.statuses.every((s) => s === "ok")) continue;
+    if (!base?.statuses.every((s) => s === "ok")) continue;
     const i = mcpMedian(run.run_id, g.workload, g.system, g.variant, g.concurrency, "throughput");
     const b = mcpMedian(run.run_id, g.workload, g.system, `${server}-baseline`, g.concurrency, "throughput");
     if (i === undefined || b === undefined || !(b > 0)) continue;
