@@ -2,11 +2,17 @@
 """Helpers for the analytical study's verbs (standard library only, so a fresh machine runs them).
 
   datagen  OUT_DIR                      write every table as CSV plus schema.json (deterministic)
-  load-sql SYSTEM DATA_DIR              print the SQL script that loads the CSVs into SYSTEM
-  drop-sql SYSTEM                       print the SQL script that drops what load-sql made
-  render   WORKLOAD_JSON SYSTEM VARIANT OUT_DIR
+  load-sql DIALECT LOAD SCHEMA DATA_DIR print the SQL script that loads the CSVs (SCHEMA "" = none)
+  drop-sql DIALECT SCHEMA DATA_DIR      print the SQL script that drops what load-sql made
+  render   WORKLOAD_JSON DIALECT KIND VARIANT OUT_DIR PARQUET_DIR SYSTEM
                                         write setup.sql, batch.sql, check.sql, meta.json for one cell;
-                                        exit 3 (printing why) when the workload does not apply
+                                        exit 3 (printing why) when the variant does not apply
+
+Systems are never named here: SQL is keyed by the system's dialect (system.json sql.dialect),
+loading by its sql.load (native: the dialect's bulk load; insert: plain CREATE TABLE and
+multi-row INSERTs, nothing else, for an engine that need not implement more), variants by its
+kind. Which workloads a system runs is its capabilities against the file's `requires`
+(checked by the run verb, lib/system.sh).
   canon    NULL_TOKEN PRECISION         canonicalize query output on stdin, print checksum and row count
   nocache  BATCH_SQL NONCE              rewrite BATCH_SQL giving every statement a unique comment
   validate WORKLOADS_DIR                check every workload file; print one line per problem
@@ -23,20 +29,37 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from datasets import TABLES, PARQUET_TABLES  # noqa: E402
 
-SYSTEMS = ["postgresql", "duckdb", "sqlite", "mariadb", "pgwire"]
+STUDY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOAD_SCHEMA = os.path.join(STUDY_DIR, "..", "..", "..", "pipeline", "schema", "workload.schema.json")
 VARIANTS = ["hot", "cold", "no-cache"]
 CATEGORIES = ["baseline", "micro", "star", "pg-favoured", "parquet", "vector", "throughput"]
 TOOLS = ["hyperfine", "pgwire-tp"]
 GENERATOR_VERSION = 1
 
+# keyed by SQL dialect (system.json sql.dialect); the study's dialects are study.json `dialects`
 COLUMN_TYPES = {
     "postgresql": {"int": "INTEGER", "text": "TEXT", "double": "DOUBLE PRECISION"},
-    "pgwire": {"int": "INTEGER", "text": "TEXT", "double": "DOUBLE PRECISION"},
     "duckdb": {"int": "INTEGER", "text": "VARCHAR", "double": "DOUBLE"},
     "sqlite": {"int": "INTEGER", "text": "TEXT", "double": "REAL"},
     # VARCHAR, not TEXT: InnoDB indexes and in-memory temp tables handle VARCHAR without prefixes
-    "mariadb": {"int": "INT", "text": "VARCHAR(100)", "double": "DOUBLE"},
+    "mysql": {"int": "INT", "text": "VARCHAR(100)", "double": "DOUBLE"},
 }
+LOADS = ["native", "insert"]
+KINDS = ["server", "embedded", "external"]
+
+
+def study_dialects():
+    with open(os.path.join(STUDY_DIR, "study.json")) as f:
+        return json.load(f).get("dialects") or sorted(COLUMN_TYPES)
+
+
+def known_capabilities():
+    """The capability names a workload may require (the workload schema's enum)."""
+    try:
+        with open(WORKLOAD_SCHEMA) as f:
+            return json.load(f)["properties"]["requires"]["items"]["enum"]
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def die(msg, code=2):
@@ -82,44 +105,56 @@ def load_schema(data_dir):
         return json.load(f)
 
 
-def load_sql(system, data_dir):
+def check_dialect(dialect):
+    if dialect not in COLUMN_TYPES:
+        die(f"unknown SQL dialect '{dialect}'; valid: {', '.join(sorted(COLUMN_TYPES))}")
+
+
+def load_sql(dialect, load, schema_name, data_dir):
+    """native: the dialect's bulk load, statistics, its own schema when SCHEMA is given.
+    insert: plain CREATE TABLE, multi-row INSERTs and indexes only."""
+    check_dialect(dialect)
+    if load not in LOADS:
+        die(f"unknown load '{load}'; valid: {', '.join(LOADS)}")
     schema = load_schema(data_dir)
-    types = COLUMN_TYPES[system]
+    types = COLUMN_TYPES[dialect]
+    native = load == "native"
     out = []
-    if system == "postgresql":
+    if schema_name:
         # our own schema so the study never touches other studies' tables in the same database
         out += ["SET client_min_messages = warning;",
-                "DROP SCHEMA IF EXISTS analytical CASCADE;", "CREATE SCHEMA analytical;",
-                "SET search_path = analytical;"]
+                f"DROP SCHEMA IF EXISTS {schema_name} CASCADE;", f"CREATE SCHEMA {schema_name};",
+                f"SET search_path = {schema_name};"]
     for t in schema["tables"]:
         name = t["name"]
         cols = ", ".join(f"{c['name']} {types[c['type']]}" for c in t["columns"])
         csv = os.path.join(data_dir, t["file"])
-        if system == "duckdb":
+        if dialect == "duckdb":
             out.append(f"CREATE OR REPLACE TABLE {name} ({cols});")
         else:
             out.append(f"DROP TABLE IF EXISTS {name};")
             out.append(f"CREATE TABLE {name} ({cols});")
-        if system == "postgresql":
+        if not native:
+            # plain multi-row INSERTs: the engine need not implement COPY
+            out += insert_statements(name, t, csv)
+        elif dialect == "postgresql":
             out.append(f"\\copy {name} FROM '{csv}' WITH (FORMAT csv)")
-        elif system == "duckdb":
+        elif dialect == "duckdb":
             out.append(f"COPY {name} FROM '{csv}' (FORMAT csv, HEADER false);")
-        elif system == "sqlite":
+        elif dialect == "sqlite":
             out.append(f".import --csv {csv} {name}")
-        elif system == "mariadb":
+        elif dialect == "mysql":
             out.append(f"LOAD DATA LOCAL INFILE '{csv}' INTO TABLE {name} FIELDS TERMINATED BY ',' LINES TERMINATED BY '\\n';")
-        elif system == "pgwire":
-            # plain multi-row INSERTs: a PostgreSQL-wire engine need not implement COPY
-            out += pgwire_inserts(name, t, csv)
         for k, idx in enumerate(t["indexes"]):
             out.append(f"CREATE INDEX idx_{name}_{k} ON {name} ({', '.join(idx)});")
-    if system == "postgresql":
+    if native and dialect == "postgresql":
         out.append("ANALYZE " + ", ".join(t["name"] for t in schema["tables"]) + ";")
-    elif system == "sqlite":
+    elif native and dialect == "sqlite":
         out.append("ANALYZE;")
-    elif system == "mariadb":
+    elif native and dialect == "mysql":
         out.append("ANALYZE TABLE " + ", ".join(t["name"] for t in schema["tables"]) + ";")
-    elif system == "duckdb":
+    elif native and dialect == "duckdb":
+        # the Parquet copies the parquet workloads read
         pq = os.path.join(data_dir, "parquet")
         os.makedirs(pq, exist_ok=True)
         for name in schema["parquet_tables"]:
@@ -127,7 +162,7 @@ def load_sql(system, data_dir):
     return "\n".join(out) + "\n"
 
 
-def pgwire_inserts(name, table, csv):
+def insert_statements(name, table, csv):
     out, batch = [], []
     kinds = [c["type"] for c in table["columns"]]
     with open(csv) as f:
@@ -143,9 +178,10 @@ def pgwire_inserts(name, table, csv):
     return out
 
 
-def drop_sql(system, data_dir):
-    if system == "postgresql":
-        return "SET client_min_messages = warning;\nDROP SCHEMA IF EXISTS analytical CASCADE;\n"
+def drop_sql(dialect, schema_name, data_dir):
+    check_dialect(dialect)
+    if schema_name:
+        return f"SET client_min_messages = warning;\nDROP SCHEMA IF EXISTS {schema_name} CASCADE;\n"
     names = [t[0] for t in TABLES]
     return "".join(f"DROP TABLE IF EXISTS {n};\n" for n in names)
 
@@ -188,18 +224,14 @@ def expand(items, scope, out, scale, depth=0):
             raise ValueError(f"batch item must be a SQL string or {{loop, count, body}}, got {item!r}")
 
 
-def resolve(wl, system):
-    """The workload as SYSTEM sees it: dialect overrides merged over the defaults.
-    A PostgreSQL-wire engine uses the postgresql dialect unless the file has a pgwire one."""
+def resolve(wl, dialect):
+    """The workload in one SQL dialect: the file's `dialects[DIALECT]` merged over its defaults."""
     merged = dict(wl)
-    dialects = wl.get("dialects", {})
-    chain = ["postgresql", "pgwire"] if system == "pgwire" else [system]
-    for key in chain:
-        d = dict(dialects.get(key, {}))
-        if "check" in d:
-            # a dialect's check refines the file's: it may change the query, never the expected answer
-            d["check"] = {**wl.get("check", {}), **d["check"]}
-        merged.update(d)
+    d = dict(wl.get("dialects", {}).get(dialect, {}))
+    if "check" in d:
+        # a dialect's check refines the file's: it may change the query, never the expected answer
+        d["check"] = {**wl.get("check", {}), **d["check"]}
+    merged.update(d)
     merged.pop("dialects", None)
     return merged
 
@@ -215,27 +247,23 @@ def batch_statements(w, scale):
     return out
 
 
-def render(path, system, variant, out_dir, parquet_dir):
+def render(path, dialect, kind, variant, out_dir, parquet_dir, system):
     with open(path) as f:
         wl = json.load(f)
-    if system not in SYSTEMS:
-        die(f"unknown system '{system}'; valid: {', '.join(SYSTEMS)}")
+    check_dialect(dialect)
+    if kind not in KINDS:
+        die(f"unknown system kind '{kind}'; valid: {', '.join(KINDS)}")
     if variant not in VARIANTS:
         die(f"unknown variant '{variant}'; valid: {', '.join(VARIANTS)}")
-    unsupported = wl.get("unsupported", {})
-    if system in unsupported:
-        print(f"unsupported: {wl['name']} on {system}: {unsupported[system]}")
-        sys.exit(3)
-    if system not in wl["systems"]:
-        print(f"unsupported: {wl['name']} does not list {system} (systems: {', '.join(wl['systems'])})")
-        sys.exit(3)
     if variant not in wl.get("variants", ["hot", "cold", "no-cache"]):
         print(f"unsupported: variant {variant} not defined for {wl['name']}")
         sys.exit(3)
-    if variant == "no-cache" and system != "pgwire":
+    if variant == "no-cache" and kind != "external":
+        # the engines samebox installs have none (study.json result_cache); a server given by
+        # DSN (kind external, e.g. mskql) may have one, and no-cache is how its effect is measured
         print(f"unsupported: {system} has no result cache, so no-cache equals hot (see study.json)")
         sys.exit(3)
-    w = resolve(wl, system)
+    w = resolve(wl, dialect)
     scale = float(os.environ.get("REPEAT_SCALE", "1") or "1")
     os.makedirs(out_dir, exist_ok=True)
 
@@ -254,7 +282,8 @@ def render(path, system, variant, out_dir, parquet_dir):
         with open(os.path.join(out_dir, name), "w") as f:
             f.write("\n".join(lines) + ("\n" if lines else ""))
     meta = {
-        "workload": wl["name"], "system": system, "variant": variant, "category": wl["category"],
+        "workload": wl["name"], "system": system, "dialect": dialect, "variant": variant,
+        "category": wl["category"],
         "statements": len(batch), "repeat_scale": scale,
         "reset_each_run": bool(w.get("reset_each_run", False)),
         "check_after_batch": bool(check.get("after_batch", False)),
@@ -318,6 +347,8 @@ def nocache(batch_path, nonce):
 # ---------------------------------------------------------------- validate
 def validate(dir_):
     problems, names = [], set()
+    dialects = study_dialects()
+    caps = known_capabilities()
     files = sorted(f for f in os.listdir(dir_) if f.endswith(".json"))
     for fn in files:
         p = os.path.join(dir_, fn)
@@ -327,9 +358,14 @@ def validate(dir_):
         except ValueError as e:
             problems.append(f"{fn}: not JSON: {e}")
             continue
-        for key in ("name", "title", "category", "tool", "systems", "description"):
+        for key in ("name", "title", "category", "tool", "description"):
             if key not in wl:
                 problems.append(f"{fn}: missing '{key}'")
+        for key in ("systems", "unsupported"):
+            # a workload says what it needs (requires), never which systems run it; why a system
+            # lacks a capability is that system's capability_notes
+            if key in wl:
+                problems.append(f"{fn}: '{key}' is not a workload key (use 'requires': capabilities)")
         if wl.get("name") != fn[:-5]:
             problems.append(f"{fn}: name '{wl.get('name')}' must equal the file name")
         names.add(wl.get("name"))
@@ -337,26 +373,29 @@ def validate(dir_):
             problems.append(f"{fn}: category '{wl.get('category')}' not one of {CATEGORIES}")
         if wl.get("tool") not in TOOLS:
             problems.append(f"{fn}: tool '{wl.get('tool')}' not one of {TOOLS}")
-        for s in wl.get("systems", []) + list(wl.get("unsupported", {})) + list(wl.get("dialects", {})):
-            if s not in SYSTEMS:
-                problems.append(f"{fn}: unknown system '{s}'; valid: {SYSTEMS}")
+        for c in wl.get("requires", []):
+            if caps is not None and c not in caps:
+                problems.append(f"{fn}: requires unknown capability '{c}'; valid: {caps}")
+        for d in wl.get("dialects", {}):
+            if d not in dialects:
+                problems.append(f"{fn}: dialects: unknown SQL dialect '{d}'; valid: {dialects}")
         if wl.get("tool") == "hyperfine":
             if "query" not in wl and "batch" not in wl:
                 problems.append(f"{fn}: needs 'query' or 'batch'")
             check = wl.get("check", {})
             if not check.get("checksum") and not check.get("reference"):
                 problems.append(f"{fn}: check needs 'checksum' (expected answer) or 'reference' (engine)")
-            for s in wl.get("systems", []):
-                if s in wl.get("unsupported", {}):
-                    continue
+            for d in dialects:
                 try:
-                    w = resolve(wl, s)
+                    w = resolve(wl, d)
                     batch_statements(w, 1.0)
                 except (ValueError, KeyError) as e:
-                    problems.append(f"{fn}: {s}: {e}")
+                    problems.append(f"{fn}: {d}: {e}")
         elif wl.get("tool") == "pgwire-tp":
             if not wl.get("queries"):
                 problems.append(f"{fn}: pgwire-tp workload needs 'queries'")
+            if "pgwire" not in wl.get("requires", []):
+                problems.append(f"{fn}: a pgwire-tp workload must require capability 'pgwire'")
     for p in problems:
         print(p)
     print(f"{len(files)} workload files, {len(problems)} problems")
@@ -369,11 +408,11 @@ def main(argv):
     cmd, args = argv[0], argv[1:]
     if cmd == "datagen" and len(args) == 1:
         datagen(args[0])
-    elif cmd == "load-sql" and len(args) == 2:
-        sys.stdout.write(load_sql(args[0], args[1]))
-    elif cmd == "drop-sql" and len(args) == 2:
-        sys.stdout.write(drop_sql(args[0], args[1]))
-    elif cmd == "render" and len(args) == 5:
+    elif cmd == "load-sql" and len(args) == 4:
+        sys.stdout.write(load_sql(*args))
+    elif cmd == "drop-sql" and len(args) == 3:
+        sys.stdout.write(drop_sql(*args))
+    elif cmd == "render" and len(args) == 7:
         render(*args)
     elif cmd == "canon" and len(args) in (2, 3):
         checksum, rows, body = canonicalize(sys.stdin.read(), args[0], int(args[1]))
