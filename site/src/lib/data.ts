@@ -9,7 +9,6 @@ import type { Profile, ResultRecord, RunManifest } from "../../../pipeline/schem
 // Shapes of the published files: generated from pipeline/schema/*.schema.json (npm run gen-types).
 export type { ResultRecord, RunManifest, Profile };
 export type Source = ResultRecord["source"];
-export type Cell = RunManifest["cells"][number];
 
 export interface Workload {
   name: string;

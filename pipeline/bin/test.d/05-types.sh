@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One set of types, checked: tsc --noEmit (pipeline/ and site/, tsconfig.json), astro check (the .astro
+# files and everything they import), Biome lint (biome.json; lint only, the formatter is off), the
+# generated pipeline/schema/types.ts equal to a fresh generation from the schemas, and no exported type
+# name declared in two files. Needs only `pipeline/bin/setup node` (all tools are devDependencies).
+# Checks are functions run through t(), which shellcheck cannot follow.
+# shellcheck disable=SC2317
+set -uo pipefail
+cd "$(dirname "$0")/../../.." || exit 1
+# shellcheck source=pipeline/bin/test-lib.sh
+source pipeline/bin/test-lib.sh
+
+bin=node_modules/.bin
+node="$bin/node --disable-warning=ExperimentalWarning"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/samebox-types.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+t "tsc --noEmit: zero errors (tsconfig.json: pipeline/, site/src, site/test)" "$bin/tsc" --noEmit -p tsconfig.json --pretty false
+
+# astro check exits non-zero on errors only; its summary line counts errors, warnings and hints.
+astro_check() {
+  local out
+  out=$($node "$bin/astro" check 2>&1)
+  local rc=$?
+  printf '%s\n' "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -E ' - error |^- [0-9]+ (error|warning)' | head -n 20
+  return "$rc"
+}
+t "astro check: zero errors" astro_check
+
+# One line a finding (file:line rule: message), so the failure shows which files and rules.
+biome_lint() {
+  local out rc
+  out=$("$bin/biome" lint --error-on-warnings --max-diagnostics=none --reporter=github 2>&1)
+  rc=$?
+  printf '%s\n' "$out" | sed -nE 's#^::(error|warning|notice) title=([^,]*),file=([^,]*),line=([0-9]+)[^:]*::(.*)$#\1 \3:\4 \2: \5#p' | sed "s#$PWD/##" | head -n 30
+  return "$rc"
+}
+t "biome lint: zero errors and zero warnings (biome.json)" biome_lint
+
+fresh_types() {
+  $node pipeline/schema/gen-types.ts "$tmp/types.ts" || return 1
+  diff -u pipeline/schema/types.ts "$tmp/types.ts" | head -n 40
+  cmp -s pipeline/schema/types.ts "$tmp/types.ts" || { echo "pipeline/schema/types.ts is stale: run npm run gen-types and commit it"; return 1; }
+}
+t "generated types: pipeline/schema/types.ts equals a fresh generation from pipeline/schema/*.schema.json" fresh_types
+
+# The stale-check must be able to fail: a schema with one more property generates a different module.
+stale_detected() {
+  mkdir -p "$tmp/schema"
+  cp pipeline/schema/*.schema.json pipeline/schema/gen-types.ts "$tmp/schema/"
+  $node -e 'const f=process.argv[1];const s=JSON.parse(require("fs").readFileSync(f,"utf8"));s.properties.samebox_probe={type:"string"};require("fs").writeFileSync(f,JSON.stringify(s))' "$tmp/schema/record.schema.json"
+  ln -s "$PWD/node_modules" "$tmp/node_modules"
+  $node "$tmp/schema/gen-types.ts" "$tmp/probe.ts" || return 1
+  grep -q 'samebox_probe?: string;' "$tmp/probe.ts" && ! cmp -s pipeline/schema/types.ts "$tmp/probe.ts"
+}
+t "generated types: a changed schema changes the generated module (the freshness check can fail)" stale_detected
+
+# No type declared twice: an exported type or interface name (including the generated ones) appears in
+# one file only. Props is every Astro component's own props type, local to its component.
+duplicate_types() {
+  local dups
+  dups=$(git ls-files -co --exclude-standard -- 'pipeline/*.ts' 'site/src/*.ts' 'site/src/*.astro' 'site/test/*.ts' \
+    | xargs grep -HoE '^[[:space:]]*export[[:space:]]+(interface|type)[[:space:]]+[A-Za-z_][A-Za-z0-9_]*' \
+    | sed -E 's/:[[:space:]]*export[[:space:]]+(interface|type)[[:space:]]+/ /' | awk '$2 != "Props" {print $2, $1}' | sort -u \
+    | awk '{n[$1]++; f[$1]=f[$1] " " $2} END {for (k in n) if (n[k] > 1) print k ":" f[k]}' | sort)
+  [ -z "$dups" ] || { echo "exported type names declared in more than one file (import the one; derive from pipeline/schema/types.ts):"; echo "$dups"; return 1; }
+}
+t "no exported type name is declared in two files" duplicate_types
+
+finish
