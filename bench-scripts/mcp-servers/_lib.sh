@@ -1,8 +1,10 @@
 # shellcheck shell=bash disable=SC2034
 # Shared by the MCP server verbs (sourced, not a verb). One folder per server, the same verbs:
 #   install                 install the server (idempotent); exit 3 when this machine cannot have it
-#   start <system> <state>  serve database mcpdb_<state> of <system> (DB_* env from systems/<system>/env)
-#                           on 127.0.0.1:$MCP_PORT; prints MCP_URL, MCP_TOOL, MCP_ARGS_EXTRA, MCP_PID lines
+#   start <system> <database>  serve <database> of <system> (a database name on a server, the
+#                           database file of an embedded engine; connection from the system's
+#                           folder, lib/system.sh) on 127.0.0.1:$MCP_PORT; prints MCP_URL,
+#                           MCP_TOOL, MCP_ARGS_EXTRA, MCP_PID lines
 #   check                   exit 0 when the running server answers an MCP initialize
 #   stop                    stop it; exit 0 when it was not running
 #   version                 one line, the server's version
@@ -11,6 +13,8 @@
 
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=../lib/system.sh
+. "$BENCH_SCRIPTS_DIR/lib/system.sh"
 
 MCP_SERVER_NAME="$(basename "$(cd "$(dirname "$0")" && pwd)")"
 SAMEBOX_OPT="${SAMEBOX_OPT:-/opt/samebox}"
@@ -18,8 +22,6 @@ MCP_OPT="$SAMEBOX_OPT/mcp-servers/$MCP_SERVER_NAME"
 MCP_STATE="$SAMEBOX_STATE/mcp-servers/$MCP_SERVER_NAME"
 MCP_PIDFILE="$MCP_STATE/server.pid"
 MCP_LOG="$MCP_STATE/server.log"
-MCP_SYSTEMS=(postgresql mariadb mysql sqlite sqlserver)
-MCP_STATES=(baseline indexed)
 # Node >= 22.5 for DBHub: the repo's node@24 devDependency, else a node on PATH if new enough.
 REPO_NODE="$BENCH_SCRIPTS_DIR/../node_modules/.bin/node"
 
@@ -30,28 +32,24 @@ MCP_PORT="${MCP_PORT:-$(mcp_default_port)}"
 require_port MCP_PORT "$MCP_PORT"
 MCP_URL="http://127.0.0.1:$MCP_PORT/mcp"
 
-mcp_args_system_state() {
-  local system="${1:-}" state="${2:-}" x ok=0
-  for x in "${MCP_SYSTEMS[@]}"; do [[ "$x" == "$system" ]] && ok=1; done
-  (( ok )) || die "unknown system '$system'; valid: ${MCP_SYSTEMS[*]}"
-  [[ "$state" == baseline || "$state" == indexed ]] || die "unknown state '$state'; valid: ${MCP_STATES[*]}"
-  if [[ "$system" == sqlite ]]; then
-    MCP_SQLITE_FILE="$SAMEBOX_STATE/mcp-db/sqlite/mcpdb_$state.db"
-    [[ -f "$MCP_SQLITE_FILE" ]] || die "$MCP_SQLITE_FILE does not exist: run studies/mcp-db/prepare sqlite first"
+# mcp_use_system_database SYSTEM DATABASE: the system (system_use: its env, dialect, client,
+# drivers) and the database to serve, MCP_DB (a name on a server; a file for an embedded engine).
+# Servers key their connection settings by dialect, client or Go driver, never by system name.
+mcp_use_system_database() {
+  local system="${1:-}" db="${2:-}"
+  system_use "$system"
+  system_require sql
+  [[ -n "$db" ]] || bad_input "usage: start <system> <database> (the database name; for an embedded engine its file)"
+  if [[ "$SYSTEM_KIND" == embedded ]]; then
+    [[ "$db" == /* && -f "$db" ]] || die "$db does not exist: give an embedded engine's database file (studies/mcp-db/prepare $system makes them)"
   else
-    [[ -n "${DB_HOST:-}" && -n "${DB_PORT:-}" && -n "${DB_USER:-}" ]] \
-      || die "DB_HOST/DB_PORT/DB_USER are not set: export the output of systems/$system/env"
+    system_require_env DB_HOST DB_PORT DB_USER
+    [[ "$db" =~ ^[A-Za-z0-9_]+$ ]] || bad_input "database '$db' is not a plain name (valid: letters, digits, _)"
   fi
-  MCP_DB_NAME="mcpdb_$state"
+  MCP_DB="$db"
 }
 
-mcp_pid() {
-  [[ -f "$MCP_PIDFILE" ]] || return 0
-  local pid
-  pid="$(tr -dc '0-9' < "$MCP_PIDFILE")"
-  pid_alive "$pid" && printf '%s\n' "$pid"
-  return 0
-}
+mcp_pid() { pidfile_pid "$MCP_PIDFILE"; }
 
 # initialize over Streamable HTTP; any 2xx with a JSON-RPC result counts as up.
 mcp_initialize_ok() {

@@ -17,8 +17,9 @@ const (
 
 var variants = []string{VariantAsPublished, VariantParity}
 
-// Engines the -engine flag accepts; mariadb and mysql share one implementation.
-var engines = []string{"postgresql", "mariadb", "mysql"}
+// Drivers the -driver flag accepts (a system's drivers.go in its system.json): pgx for
+// PostgreSQL-protocol servers, mysql (go-sql-driver) for MariaDB and MySQL.
+var drivers = []string{"pgx", "mysql"}
 
 // Meta is what prepare loaded (table reserva_meta).
 type Meta struct {
@@ -62,15 +63,16 @@ type Database interface {
 	Close()
 }
 
-// Open connects to the engine with the variant's driver mode and isolation.
-func Open(ctx context.Context, engine, dsn, variant string, pool int) (Database, error) {
-	switch engine {
-	case "postgresql":
+// Open connects through the driver with the variant's driver mode and isolation; label names
+// the system in messages and the report.
+func Open(ctx context.Context, driver, label, dsn, variant string, pool int) (Database, error) {
+	switch driver {
+	case "pgx":
 		return openPG(ctx, dsn, variant, pool)
-	case "mariadb", "mysql":
-		return openMySQL(ctx, engine, dsn, variant, pool)
+	case "mysql":
+		return openMySQL(ctx, label, dsn, variant, pool)
 	}
-	return nil, fmt.Errorf("unknown engine %q", engine)
+	return nil, fmt.Errorf("unknown driver %q", driver)
 }
 
 // Prepare (re)creates the schema, loads the generated rows, adds constraints and routines.

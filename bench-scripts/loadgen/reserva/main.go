@@ -1,11 +1,11 @@
 // reserva: our load generator for seed 004's payments workload (Cal Mitchell's Reserva), written
 // from the facts in ../shared/reference/ (beside the repository) seed-004-reserva-upstream.md.
 //
-//	reserva prepare -engine E -dsn DSN -sql-dir DIR -accounts N [-seed S]
+//	reserva prepare -driver D -dsn DSN -sql-dir DIR -accounts N [-seed S] [-label SYSTEM]
 //	    (re)creates the schema, loads the fixed-seed data, adds constraints and routines.
-//	reserva cleanup -engine E -dsn DSN -sql-dir DIR
+//	reserva cleanup -driver D -dsn DSN -sql-dir DIR
 //	    drops what prepare made (drop.sql).
-//	reserva run -engine E -dsn DSN -variant V -accounts N -concurrency C -warmup W -duration D ...
+//	reserva run -driver D -dsn DSN -variant V -accounts N -concurrency C -warmup W -duration D ...
 //	    empties transfers, runs the closed loop, checks the invariants, prints one JSON report.
 //
 // Exit codes: 0 ok; 2 bad input (one line naming what is wrong and what is valid), including a
@@ -51,12 +51,13 @@ type Report struct {
 	BrokenOnPurpose bool           `json:"invariant_broken_on_purpose,omitempty"`
 }
 
+// Keyed by driver (-driver).
 var driverModes = map[string]map[string]string{
-	"postgresql": {
+	"pgx": {
 		VariantAsPublished: "pgx QueryExecModeDescribeExec (parse+describe, then bind+execute: 2 round trips per query, like lib/pq); server default isolation",
 		VariantParity:      "pgx QueryExecModeCacheStatement (prepared once per connection, 1 round trip); READ COMMITTED set per session",
 	},
-	"mysql-family": {
+	"mysql": {
 		VariantAsPublished: "go-sql-driver interpolateParams=false: database/sql prepares, executes and closes every statement; CALL transfer_funds (explicit transaction, default isolation, errors swallowed)",
 		VariantParity:      "go-sql-driver statements prepared once per connection, 1 round trip; READ COMMITTED per session; CALL transfer_funds_parity (errors re-raised)",
 	},
@@ -69,13 +70,21 @@ func (u *usageError) Error() string { return u.msg }
 func bad(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
 type options struct {
-	cmd, engine, dsn, sqlDir, variant, markDir, out string
-	accounts                                        int64
-	seed                                            uint64
-	concurrency, pool                               int
-	warmup, duration, queryTimeout                  time.Duration
-	deletes, breakInvariant, quiet                  bool
-	serverPIDs                                      []int
+	cmd, driver, label, dsn, sqlDir, variant, markDir, out string
+	accounts                                               int64
+	seed                                                   uint64
+	concurrency, pool                                      int
+	warmup, duration, queryTimeout                         time.Duration
+	deletes, breakInvariant, quiet                         bool
+	serverPIDs                                             []int
+}
+
+// engine is the system's name for messages and the report: -label, else the driver.
+func (o options) engine() string {
+	if o.label != "" {
+		return o.label
+	}
+	return o.driver
 }
 
 func parseArgs(args []string) (options, error) {
@@ -86,7 +95,8 @@ func parseArgs(args []string) (options, error) {
 	o.cmd = args[0]
 	fs := flag.NewFlagSet("reserva "+o.cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.engine, "engine", "", "postgresql, mariadb or mysql")
+	fs.StringVar(&o.driver, "driver", "", "pgx (PostgreSQL protocol) or mysql (MariaDB, MySQL): the system's drivers.go")
+	fs.StringVar(&o.label, "label", "", "the system's name, for messages and the report's engine field (default: the driver)")
 	fs.StringVar(&o.dsn, "dsn", "", "postgresql://user:pw@127.0.0.1:5432/db, or user:pw@tcp(127.0.0.1:3306)/db")
 	fs.Int64Var(&o.accounts, "accounts", 1_000_000, "accounts (and cards) the data holds, 100..10,000,000")
 	fs.Uint64Var(&o.seed, "seed", 4, "data generator seed")
@@ -110,8 +120,8 @@ func parseArgs(args []string) (options, error) {
 		return o, bad("reserva %s: unexpected argument %q (flags only)", o.cmd, fs.Arg(0))
 	}
 	switch {
-	case !slices.Contains(engines, o.engine):
-		return o, bad("-engine %q is not valid (valid: %s)", o.engine, strings.Join(engines, ", "))
+	case !slices.Contains(drivers, o.driver):
+		return o, bad("-driver %q is not valid (valid: %s)", o.driver, strings.Join(drivers, ", "))
 	case o.dsn == "":
 		return o, bad("-dsn is required (postgresql://user:pw@127.0.0.1:5432/db or user:pw@tcp(127.0.0.1:3306)/db)")
 	case o.accounts < 100 || o.accounts > 10_000_000:
@@ -176,9 +186,9 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.cmd != "run" {
 		pool = 2
 	}
-	db, err := Open(ctx, o.engine, o.dsn, o.variant, pool)
+	db, err := Open(ctx, o.driver, o.engine(), o.dsn, o.variant, pool)
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", o.engine, err)
+		return fmt.Errorf("connect to %s: %w", o.engine(), err)
 	}
 	defer db.Close()
 
@@ -186,30 +196,30 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		t0 := time.Now()
 		m, err := Prepare(ctx, db, o.sqlDir, o.seed, o.accounts)
 		if err != nil {
-			return fmt.Errorf("prepare %s: %w", o.engine, err)
+			return fmt.Errorf("prepare %s: %w", o.engine(), err)
 		}
 		fmt.Fprintf(stderr, "reserva: prepared %s: %d accounts and cards, seed %d, fingerprint %s, in %.1fs\n",
-			o.engine, m.Accounts, m.Seed, m.Fingerprint, time.Since(t0).Seconds())
+			o.engine(), m.Accounts, m.Seed, m.Fingerprint, time.Since(t0).Seconds())
 		return json.NewEncoder(stdout).Encode(m)
 	}
 
 	if o.cmd == "cleanup" {
 		if err := db.ApplySQLFile(ctx, filepath.Join(o.sqlDir, "drop.sql")); err != nil {
-			return fmt.Errorf("cleanup %s: %w", o.engine, err)
+			return fmt.Errorf("cleanup %s: %w", o.engine(), err)
 		}
 		return nil
 	}
 
 	meta, err := db.Meta(ctx)
 	if errors.Is(err, ErrNotPrepared) {
-		return bad("%s holds no payments data: run prepare first (reserva prepare -accounts %d)", o.engine, o.accounts)
+		return bad("%s holds no payments data: run prepare first (reserva prepare -accounts %d)", o.engine(), o.accounts)
 	}
 	if err != nil {
 		return fmt.Errorf("read reserva_meta: %w", err)
 	}
 	if meta.Accounts != o.accounts || meta.Seed != o.seed {
 		return bad("the data on %s was prepared with %d accounts (seed %d), not %d (seed %d): prepare again at this scale or run at %d",
-			o.engine, meta.Accounts, meta.Seed, o.accounts, o.seed, meta.Accounts)
+			o.engine(), meta.Accounts, meta.Seed, o.accounts, o.seed, meta.Accounts)
 	}
 	if p, ok := db.(interface{ PrepareStatements(context.Context) error }); ok {
 		if err := p.PrepareStatements(ctx); err != nil {
@@ -230,14 +240,10 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("read settings: %w", err)
 	}
-	family := o.engine
-	if family != "postgresql" {
-		family = "mysql-family"
-	}
 	rep := Report{
-		Tool: "reserva", Version: toolVersion, Engine: o.engine, Variant: o.variant, Concurrency: o.concurrency, Pool: o.pool,
+		Tool: "reserva", Version: toolVersion, Engine: o.engine(), Variant: o.variant, Concurrency: o.concurrency, Pool: o.pool,
 		Accounts: o.accounts, Seed: o.seed, Fingerprint: meta.Fingerprint, Deletes: o.deletes,
-		WarmupS: o.warmup.Seconds(), DurationS: o.duration.Seconds(), DriverMode: driverModes[family][o.variant], Settings: settings,
+		WarmupS: o.warmup.Seconds(), DurationS: o.duration.Seconds(), DriverMode: driverModes[o.driver][o.variant], Settings: settings,
 	}
 	var progress io.Writer = stderr
 	if o.quiet {
@@ -246,7 +252,7 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	rep.LoopResult = RunLoop(ctx, db, entries, LoopConfig{
 		Concurrency: o.concurrency, Warmup: o.warmup, Duration: o.duration, Deletes: o.deletes, Seed: o.seed,
 		QueryTimeout: o.queryTimeout, MarkDir: o.markDir, ServerPIDs: o.serverPIDs, Progress: progress,
-		Label: o.engine + "/" + o.variant,
+		Label: o.engine() + "/" + o.variant,
 	})
 
 	if rep.TablePerMinute, err = db.TransfersPerMinute(ctx); err != nil {
@@ -284,7 +290,7 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !rep.Invariants.OK {
-		return fmt.Errorf("invariant violated on %s/%s: %s", o.engine, o.variant, strings.Join(rep.Invariants.Violations, "; "))
+		return fmt.Errorf("invariant violated on %s/%s: %s", o.engine(), o.variant, strings.Join(rep.Invariants.Violations, "; "))
 	}
 	return nil
 }

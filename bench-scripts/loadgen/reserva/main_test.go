@@ -239,11 +239,11 @@ func TestGeneratorIsDeterministicAndSpreadsOverAllOrganizations(t *testing.T) {
 }
 
 func TestParseArgsRejectsBadInput(t *testing.T) {
-	base := []string{"run", "-engine", "postgresql", "-dsn", "x", "-accounts", "1000", "-variant", "parity"}
+	base := []string{"run", "-driver", "pgx", "-dsn", "x", "-accounts", "1000", "-variant", "parity"}
 	cases := map[string][]string{
 		"unknown variant":   {"-variant", "fast"},
 		"concurrency 0":     {"-concurrency", "0"},
-		"unknown engine":    {"-engine", "oracle"},
+		"unknown driver":    {"-driver", "oracle"},
 		"tiny scale":        {"-accounts", "5"},
 		"fractional warmup": {"-warmup", "1500ms"},
 		"bad pid":           {"-server-pids", "12,x"},

@@ -6,18 +6,21 @@
 
 # shellcheck source=../../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/system.sh
+. "$BENCH_SCRIPTS_DIR/lib/system.sh"
 # The system interpreter when there is one: a version manager's shim (pyenv) costs ~0.1 s per call idle
 # and seconds on a loaded box, and a cell calls python3 a dozen times (json_get, faults) outside its
 # measured window; only the cell's wall time suffers, never a measured figure.
 if [[ -x /usr/bin/python3 ]]; then python3() { /usr/bin/python3 "$@"; }; fi
 
 MCPDB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
 MCP_SERVERS_DIR="$BENCH_SCRIPTS_DIR/mcp-servers"
 MCPDB_STATE="$SAMEBOX_STATE/mcp-db"
 MCPDB_BIN="$MCPDB_STATE/bin"
-MCPDB_SYSTEMS=(postgresql mariadb mysql sqlite sqlserver)
 MCPDB_SERVERS=(faucet dbhub toolbox)
+# The Go drivers mcpdb-direct links (tools/internal/rows): a system whose drivers.go is another
+# (sqlserver) gets no direct-driver timing, only the MCP path.
+MCPDB_DIRECT_DRIVERS=(pgx mysql sqlite)
 MCPDB_STATES=(baseline indexed)
 # Bump when the generator's output changes, so prepared databases are reloaded.
 MCPDB_DATA_VERSION=1
@@ -35,10 +38,10 @@ mcpdb_scale() {
   printf '%s\n' "$s"
 }
 
-in_list() { local x="$1"; shift; local y; for y in "$@"; do [[ "$x" == "$y" ]] && return 0; done; return 1; }
-
-mcpdb_require_system() {
-  in_list "${1:-}" "${MCPDB_SYSTEMS[@]}" || die "unknown system '${1:-}'; valid: ${MCPDB_SYSTEMS[*]}"
+# mcpdb_use_system SYSTEM: validate it against the study's needs (study.json requires and
+# dialects: there is a sql/schema.<dialect>.sql for it), load its env (system_use).
+mcpdb_use_system() {
+  system_use_for "$MCPDB_DIR/study.json" "${1:-}"
 }
 
 # src_hash DIR: a short hash of a Go module's sources (k6/ is mcp-load's separate tools module).
@@ -101,39 +104,33 @@ mcpdb_generate() {
 
 mcpdb_tables() { printf '%s\n' customers products orders order_items payments shipments reviews events; }
 
-mcpdb_dialect() {
-  case "$1" in
-    mariadb | mysql) echo mysql ;;
-    *) echo "$1" ;;
-  esac
+# mcpdb_database STATE: what names database mcpdb_<state> of the system in use, for system_dsn,
+# the client verb and the MCP servers: its name on a server; for an embedded engine its file,
+# one per system under the study's state ($MCPDB_STATE/<system>/mcpdb_<state>.db).
+mcpdb_database() {
+  if [[ "$SYSTEM_KIND" == embedded ]]; then
+    printf '%s/%s/mcpdb_%s.db\n' "$MCPDB_STATE" "$SYSTEM_NAME" "$1"
+  else
+    printf 'mcpdb_%s\n' "$1"
+  fi
 }
 
-mcpdb_sqlite_file() { printf '%s/sqlite/mcpdb_%s.db\n' "$MCPDB_STATE" "$1"; }
+# mcpdb_direct_ok: mcpdb-direct can time this system (its drivers.go is one the tool links).
+mcpdb_direct_ok() { in_list "${SYSTEM_GO_DRIVER:-}" "${MCPDB_DIRECT_DRIVERS[@]}"; }
 
-# DSN for the direct timer (go drivers) for database mcpdb_<state>.
+# DSN for the direct timer (the system's Go driver) for database mcpdb_<state>; an embedded
+# database is opened read-only (the MCP servers read it at the same time).
 mcpdb_direct_dsn() {
-  local system="$1" state="$2"
-  case "$system" in
-    postgresql) printf 'postgres://%s:%s@%s:%s/mcpdb_%s?sslmode=disable\n' "$DB_USER" "$DB_PASSWORD" "$DB_HOST" "$DB_PORT" "$state" ;;
-    mariadb | mysql) printf '%s:%s@tcp(%s:%s)/mcpdb_%s\n' "$DB_USER" "$DB_PASSWORD" "$DB_HOST" "$DB_PORT" "$state" ;;
-    sqlite) printf 'file:%s?mode=ro\n' "$(mcpdb_sqlite_file "$state")" ;;
-    *) return 1 ;;
-  esac
+  local dsn
+  dsn="$(system_dsn go "$(mcpdb_database "$1")")"
+  if [[ "$SYSTEM_KIND" == embedded ]]; then dsn+="?mode=ro"; fi
+  printf '%s\n' "$dsn"
 }
 
-# mcpdb_planned_workloads SYSTEM: the mcp-db workloads the pipeline's current run plans on SYSTEM
-# (from $SAMEBOX_RUN_DIR/manifest.json, written before any verb runs), one a line; nothing when
-# not run by the pipeline.
+# mcpdb_planned_workloads: the workloads this run plans for the system being prepared, one a
+# line, from WORKLOADS (comma-separated, as the runner passes it to install and prepare);
+# nothing when unset (a person running a verb by hand: everything may follow).
 mcpdb_planned_workloads() {
-  local manifest="${SAMEBOX_RUN_DIR:-}/manifest.json"
-  [[ -n "${SAMEBOX_RUN_DIR:-}" && -f "$manifest" ]] || return 0
-  python3 - "$manifest" "$1" <<'PY'
-import json, sys
-cells = json.load(open(sys.argv[1])).get("cells", [])
-seen = []
-for c in cells:
-    if c.get("study") == "mcp-db" and c.get("system") == sys.argv[2] and c.get("workload") not in seen:
-        seen.append(c["workload"])
-print("\n".join(seen))
-PY
+  [[ -n "${WORKLOADS:-}" ]] || return 0
+  tr ',' '\n' <<< "$WORKLOADS" | sed '/^$/d'
 }

@@ -53,16 +53,22 @@ ceiling_run() {
 
   local rc out="$cell/$client.json"
   set +e
+  rm -f "$cell/command.txt"
+  record_command "the target: $server (no database)" "$MCPDB_BIN/$server" "${server_args[@]}"
   if [[ "$client" == mcp-load ]]; then
     # The database cells' mcp-load command line, with the trivial tool in place of the SQL tool.
-    "$MCPDB_BIN/mcp-load" --url "$url" --protocol "$MCPDB_PROTOCOL" --concurrency "$threads" \
-      --duration "$duration" --warmup "$warmup" --seed 42 --progress-interval 5 \
-      --workload call --tool "$tool" --args "$args" > "$out"
+    local argv=("$MCPDB_BIN/mcp-load" --url "$url" --protocol "$MCPDB_PROTOCOL" --concurrency "$threads"
+      --duration "$duration" --warmup "$warmup" --seed 42 --progress-interval 5
+      --workload call --tool "$tool" --args "$args")
+    record_command "the measured load (report: stdout)" "${argv[@]}"
+    "${argv[@]}" > "$out"
     rc=$?
   else
-    SERVER_URL="$url" VUS="$threads" DURATION="$duration" WARMUP="$warmup" TOOL="$tool" ARGS="$args" \
-      PROTOCOL="$MCPDB_PROTOCOL" python3 "$MCPDB_DIR/k6-with-cpu.py" --k6 "$MCPDB_K6" \
-      --script "$MCPDB_LOADGEN/k6/mcp-call.js" --warmup "$warmup" --duration "$duration" --out "$cell/k6-cpu.json" > "$out"
+    local argv=(env SERVER_URL="$url" VUS="$threads" DURATION="$duration" WARMUP="$warmup" TOOL="$tool" ARGS="$args"
+      PROTOCOL="$MCPDB_PROTOCOL" python3 "$MCPDB_DIR/k6-with-cpu.py" --k6 "$MCPDB_K6"
+      --script "$MCPDB_LOADGEN/k6/mcp-call.js" --warmup "$warmup" --duration "$duration" --out "$cell/k6-cpu.json")
+    record_command "the measured load: k6 under a CPU sampler (summary: stdout)" "${argv[@]}"
+    "${argv[@]}" > "$out"
     rc=$?
   fi
   set -e

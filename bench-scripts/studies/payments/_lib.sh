@@ -4,20 +4,14 @@
 
 # shellcheck source=../../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
+# shellcheck source=../../lib/system.sh
+. "$BENCH_SCRIPTS_DIR/lib/system.sh"
 # shellcheck source=../../lib/toolchains.sh
 . "$BENCH_SCRIPTS_DIR/lib/toolchains.sh"
 
 STUDY_DIR="$BENCH_SCRIPTS_DIR/studies/payments"
-SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
 RESERVA_SRC="$BENCH_SCRIPTS_DIR/loadgen/reserva"
 RESERVA_BIN="$RESERVA_SRC/bin/reserva"
-EXIT_BAD_INPUT=2
-
-# Bad input: one line naming what is wrong and what is valid, exit 2.
-bad_input() {
-  log "error: $*"
-  exit "$EXIT_BAD_INPUT"
-}
 
 # require_count NAME VALUE MIN MAX: a whole number in [MIN, MAX], else exit 2.
 require_count() {
@@ -48,29 +42,19 @@ payments_params() {
 
 payments_variants() { json_get "$STUDY_DIR/study.json" variants; }
 
-# payments_use_system SYSTEM: validate it, load its env, check it answers; sets DSN, ENGINE, SQL_DIR.
+# payments_use_system SYSTEM: validate it against the study's needs (study.json requires and
+# dialects), load its env, check it answers; sets DSN (system_dsn go), DRIVER (drivers.go),
+# SQL_DIR (sql/<dialect>) and ENGINE (the system's name, reserva's -label).
 payments_use_system() {
-  local system="${1:-}" systems valid out rc=0 key
-  systems="$(json_get "$STUDY_DIR/study.json" systems)"
-  valid="${systems//$'\n'/,}"
-  [[ -n "$system" ]] || bad_input "missing system argument (valid: $valid)"
-  list_contains "$systems" "$system" || bad_input "unknown system '$system' for the payments study (valid: $valid)"
-  out="$("$SYSTEMS_DIR/$system/env")" || rc=$?
-  (( rc == 0 )) || { (( rc == EXIT_NOT_AVAILABLE )) && not_available "$out"; die "$system/env failed (exit $rc)"; }
-  load_env_lines <<< "$out"
-  for key in DB_HOST DB_PORT DB_USER DB_PASSWORD DB_NAME; do
-    [[ -n "${!key:-}" ]] || die "$system/env printed no $key"
-  done
-  "$SYSTEMS_DIR/$system/check" >/dev/null 2>&1 || die "$system does not answer on $DB_HOST:$DB_PORT: run systems/$system/start first"
-  ENGINE="$system"
-  case "$system" in
-    postgresql)
-      DSN="postgresql://$DB_USER:$DB_PASSWORD@$DB_HOST:$DB_PORT/$DB_NAME?sslmode=disable"
-      SQL_DIR="$STUDY_DIR/sql/postgresql" ;;
-    mariadb|mysql)
-      DSN="$DB_USER:$DB_PASSWORD@tcp($DB_HOST:$DB_PORT)/$DB_NAME"
-      SQL_DIR="$STUDY_DIR/sql/mysql-family" ;;
-  esac
+  system_use_for "$STUDY_DIR/study.json" "${1:-}"
+  system_require_env DB_HOST DB_PORT DB_USER DB_PASSWORD DB_NAME
+  system_check
+  ENGINE="$SYSTEM_NAME"
+  DRIVER="$SYSTEM_GO_DRIVER"
+  [[ -n "$DRIVER" ]] || not_available "$ENGINE declares no Go driver (drivers.go in its system.json): reserva cannot connect to it"
+  DSN="$(system_dsn go)"
+  SQL_DIR="$STUDY_DIR/sql/$SYSTEM_DIALECT"
+  [[ -d "$SQL_DIR" ]] || not_available "the payments study has no SQL for dialect '$SYSTEM_DIALECT' (sql/$SYSTEM_DIALECT)"
 }
 
 # The binary is current when it exists and no source is newer than it.

@@ -61,7 +61,8 @@ type report struct {
 func main() { os.Exit(run()) }
 
 func run() int {
-	system := flag.String("system", "", "postgresql, mariadb, mysql or sqlite")
+	driver := flag.String("driver", "", "the database/sql driver (a system's drivers.go): "+strings.Join(rows.Drivers, ", "))
+	label := flag.String("label", "", "the system's name, for messages and the report (default: the driver)")
 	dsn := flag.String("dsn", "", "driver DSN (pgx URL, go-sql-driver DSN, or a SQLite file path/URI)")
 	argsFile := flag.String("args-file", "", "JSON array of {\"sql\": ...} (the workload's args file)")
 	conc := flag.Int("concurrency", 1, "workers, one connection each")
@@ -71,8 +72,12 @@ func run() int {
 	answers := flag.Int("answers", 0, "print the rows of the first N queries instead of timing")
 	flag.Parse()
 	fail := func(f string, a ...any) int { fmt.Fprintf(os.Stderr, "mcpdb-direct: "+f+"\n", a...); return 2 }
-	if *system == "" || *dsn == "" || *argsFile == "" {
-		return fail("--system, --dsn and --args-file are required")
+	if *driver == "" || *dsn == "" || *argsFile == "" {
+		return fail("--driver, --dsn and --args-file are required")
+	}
+	system := *label
+	if system == "" {
+		system = *driver
 	}
 	if *conc < 1 || *conc > 1000 {
 		return fail("--concurrency %d: valid 1..1000", *conc)
@@ -84,7 +89,7 @@ func run() int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	db, err := rows.Open(*system, *dsn, *conc)
+	db, err := rows.Open(*driver, *dsn, *conc)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -95,7 +100,7 @@ func run() int {
 	err = db.PingContext(pctx)
 	cancel()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcpdb-direct: cannot connect to %s: %v\n", *system, err)
+		fmt.Fprintf(os.Stderr, "mcpdb-direct: cannot connect to %s: %v\n", system, err)
 		return 1
 	}
 	if *answers > 0 {
@@ -113,7 +118,7 @@ func run() int {
 		fmt.Println(string(b))
 		return 0
 	}
-	rep := timeQueries(ctx, db, *system, qs, *conc, *warmup, *duration, *maxCalls)
+	rep := timeQueries(ctx, db, system, *driver, qs, *conc, *warmup, *duration, *maxCalls)
 	b, _ := json.MarshalIndent(rep, "", "  ")
 	fmt.Println(string(b))
 	return 0
@@ -132,7 +137,7 @@ func kindOf(err error) string {
 	}
 }
 
-func timeQueries(ctx context.Context, db *sql.DB, system string, qs []rows.Query, conc int, warmupS, durS float64, maxCalls int64) *report {
+func timeQueries(ctx context.Context, db *sql.DB, system, driver string, qs []rows.Query, conc int, warmupS, durS float64, maxCalls int64) *report {
 	start := time.Now()
 	measureFrom := start.Add(time.Duration(warmupS * float64(time.Second)))
 	end := measureFrom.Add(time.Duration(durS * float64(time.Second)))
@@ -196,7 +201,7 @@ func timeQueries(ctx context.Context, db *sql.DB, system string, qs []rows.Query
 	}
 	wg.Wait()
 	h := hdrhistogram.New(1, int64(120*time.Second/time.Microsecond), 3)
-	rep := &report{Tool: "mcpdb-direct", Version: version, System: system, Driver: rows.Drivers[system], Mode: "closed",
+	rep := &report{Tool: "mcpdb-direct", Version: version, System: system, Driver: driver, Mode: "closed",
 		Concurrency: conc, DurationS: durS, WarmupS: warmupS, Queries: len(qs), StartedAt: start.UTC().Format(time.RFC3339)}
 	byKind := map[string]int64{}
 	var errTotal int64

@@ -18,11 +18,11 @@ type Query struct {
 }
 
 // Dialect-specific spelling. Everything else is the SQL common to PostgreSQL, MySQL/MariaDB
-// and SQLite; SQL Server has no LIMIT.
+// and SQLite; T-SQL (SQL Server) has no LIMIT.
 var dialect = "postgresql"
 
 func limit(sql string, n int) string {
-	if dialect == "sqlserver" {
+	if dialect == "tsql" {
 		return strings.Replace(sql, "SELECT ", fmt.Sprintf("SELECT TOP %d ", n), 1)
 	}
 	return fmt.Sprintf("%s LIMIT %d", sql, n)

@@ -72,7 +72,7 @@ func main() {
 	seed := flag.Uint64("seed", 42, "PRNG seed (seed 000's generator used 42)")
 	argsN := flag.Int("args", 1000, "argument sets per workload in args/*.json")
 	onlyArgs := flag.Bool("args-only", false, "write only args/*.json and counts.json (no CSV)")
-	flag.StringVar(&dialect, "dialect", "postgresql", "SQL spelling of the args files: postgresql, mysql, sqlite, sqlserver")
+	flag.StringVar(&dialect, "dialect", "postgresql", "SQL spelling of the args files (a system's sql.dialect): postgresql, mysql, sqlite, tsql")
 	flag.Parse()
 	if *out == "" {
 		fail("--out is required (the folder to write CSV files into)")
@@ -84,9 +84,9 @@ func main() {
 		fail("--args %d: must be between 1 and 1000000", *argsN)
 	}
 	switch dialect {
-	case "postgresql", "mysql", "sqlite", "sqlserver":
+	case "postgresql", "mysql", "sqlite", "tsql":
 	default:
-		fail("--dialect %q: valid: postgresql, mysql, sqlite, sqlserver", dialect)
+		fail("--dialect %q: valid: postgresql, mysql, sqlite, tsql", dialect)
 	}
 	c := rowCounts(*scale)
 	if err := os.MkdirAll(filepath.Join(*out, "args"), 0o755); err != nil {

@@ -3,6 +3,7 @@ package rows
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -10,18 +11,17 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// Drivers are the systems the direct path knows, with the database/sql driver each uses: the
-// same Go drivers Faucet itself links (pgx, go-sql-driver/mysql, modernc sqlite).
-var Drivers = map[string]string{"postgresql": "pgx", "mariadb": "mysql", "mysql": "mysql", "sqlite": "sqlite"}
+// Drivers are the database/sql drivers the direct path links (a system's drivers.go names one):
+// the same Go drivers Faucet itself links (pgx, go-sql-driver/mysql, modernc sqlite).
+var Drivers = []string{"pgx", "mysql", "sqlite"}
 
-// Open connects; pool size = concurrency, so each worker keeps one connection as an MCP
-// server's pool would.
-func Open(system, dsn string, conns int) (*sql.DB, error) {
-	drv, ok := Drivers[system]
-	if !ok {
-		return nil, fmt.Errorf("unknown system %q; valid: mariadb, mysql, postgresql, sqlite", system)
+// Open connects through driver; pool size = concurrency, so each worker keeps one connection as
+// an MCP server's pool would.
+func Open(driver, dsn string, conns int) (*sql.DB, error) {
+	if !slices.Contains(Drivers, driver) {
+		return nil, fmt.Errorf("unknown driver %q; valid: %s", driver, strings.Join(Drivers, ", "))
 	}
-	db, err := sql.Open(drv, dsn)
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return nil, err
 	}
