@@ -58,6 +58,7 @@ type QStat struct {
 }
 
 type config struct {
+	driver      string
 	dsn         string
 	workload    string
 	connections int
@@ -79,6 +80,7 @@ var modes = map[string]pgx.QueryExecMode{
 func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("pgwire-tp", flag.ContinueOnError)
+	fs.StringVar(&c.driver, "driver", "pgx", "the system's Go driver (system.json drivers.go); pgwire-tp speaks the PostgreSQL wire protocol through pgx only")
 	fs.StringVar(&c.dsn, "dsn", "", "PostgreSQL-wire DSN, e.g. postgresql://bench:bench@127.0.0.1:5432/sbtest")
 	fs.StringVar(&c.workload, "workload", "", "workload JSON file (tool pgwire-tp)")
 	fs.IntVar(&c.connections, "connections", 8, "persistent connections (one closed loop each), 1..1024")
@@ -93,6 +95,8 @@ func parseFlags(args []string) (config, error) {
 		return c, err
 	}
 	switch {
+	case c.driver != "pgx":
+		return c, fmt.Errorf("-driver %q: pgwire-tp measures PostgreSQL-wire servers through pgx; valid: pgx", c.driver)
 	case c.dsn == "":
 		return c, errors.New("-dsn is required (a postgresql:// URL or key=value DSN)")
 	case c.workload == "":

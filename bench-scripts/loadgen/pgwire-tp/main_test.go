@@ -63,6 +63,7 @@ func TestParseFlagsValidates(t *testing.T) {
 		{"-dsn", "x", "-workload", "w", "-duration", "10ms"},
 		{"-dsn", "x", "-workload", "w", "-mode", "turbo"},
 		{"-dsn", "x", "-workload", "w", "-max-queries", "0"},
+		{"-driver", "mysql", "-dsn", "x", "-workload", "w"},
 	}
 	for _, a := range bad {
 		if _, err := parseFlags(a); err == nil {
@@ -70,7 +71,7 @@ func TestParseFlagsValidates(t *testing.T) {
 		}
 	}
 	c, err := parseFlags([]string{"-dsn", "x", "-workload", "w"})
-	if err != nil || c.connections != 8 || c.duration != 5*time.Second {
+	if err != nil || c.connections != 8 || c.duration != 5*time.Second || c.driver != "pgx" {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
 }
