@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { loadStudy, studyNames, profileNames, loadProfile } from "../lib/catalog.ts";
+import { createHash } from "node:crypto";
+import { loadStudy, studyNames, profileNames, loadProfile, loadSystem, systemNames, studyMismatch, workloadMismatch, type Profile, type StudyDef, type SystemDef } from "../lib/catalog.ts";
 import { UserError } from "../lib/errors.ts";
 import { publishedDir, repoRoot, runsDir, siteDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
@@ -52,18 +53,85 @@ export function loadAll(): Loaded {
   return { records, manifests, warnings };
 }
 
-function studiesCatalog(): unknown {
-  const studies = studyNames().map((name) => {
-    const s = loadStudy(name);
-    const { dir, workloads, ...rest } = s;
-    return {
-      ...rest,
-      dir: path.relative(repoRoot, dir),
-      workloads: workloads.map(({ file, ...w }) => ({ ...w, file: path.relative(repoRoot, file) })),
-    };
+// What the site needs of a system (bench-scripts/systems/<s>/system.json): label and chart colour,
+// kind, capabilities (and why one is missing), SQL dialect. Not its notes, port or drivers.
+export function siteSystems(): Array<Pick<SystemDef, "name" | "label" | "kind" | "color" | "capabilities" | "capability_notes" | "sql">> {
+  return systemNames().map((n) => {
+    const { name, label, kind, color, capabilities, capability_notes, sql } = loadSystem(n);
+    return { name, label, kind, color, capabilities, capability_notes, sql };
   });
+}
+
+// A study as the site reads it: paths relative to the repository; `systems`, the systems the profiles
+// pick for it (profiles pick systems; the page names those a run did not measure); per workload
+// `systems`, those of every system able to run the study whose capabilities the workload's `requires`
+// has (the page calls a cell of any other system unsupported). Computed from system.json.
+export function siteStudy(def: StudyDef, profiles: Profile[] = profileNames().map((p) => loadProfile(p))): Record<string, unknown> {
+  const { dir, workloads, ...rest } = def;
+  const able = systemNames().map(loadSystem).filter((s) => studyMismatch(s, def) === null);
+  const picked = [...new Set(profiles.flatMap((p) => p.studies[def.name]?.systems ?? []))];
+  return {
+    ...rest,
+    dir: path.relative(repoRoot, dir),
+    systems: picked,
+    workloads: workloads.map(({ file, ...w }) => ({ ...w, file: path.relative(repoRoot, file), systems: able.filter((s) => workloadMismatch(s, { file, ...w }) === null).map((s) => s.name) })),
+  };
+}
+
+function studiesCatalog(): unknown {
   const profiles = profileNames().map((p) => loadProfile(p));
-  return { studies, profiles };
+  const studies = studyNames().map((name) => siteStudy(loadStudy(name), profiles));
+  return { studies, profiles, systems: siteSystems() };
+}
+
+// ---- what ran: the exact SQL and command lines a cell executed, as its cell folder keeps them
+// (bench-scripts/studies/<st>/README.md names them). The site shows these texts, never a re-rendering.
+// One copy per distinct text: site/public/data/ran/<sha256>.<ext> in full, and in ran.json its first
+// RAN_HEAD_CAP bytes (cut at a line end) for the page, with each cell naming its texts by hash.
+export const RAN_FILES = ["command.txt", "sql/setup.sql", "sql/batch.sql", "sql/check.sql", "sql/meta.json", "args.json"] as const;
+export const RAN_HEAD_CAP = 8 * 1024;
+export interface RanText { bytes: number; head: string; cut: boolean; file: string }
+export interface RanCell { run_id: string; study: string; workload: string; system: string; variant: string; concurrency: number; files: Array<{ name: string; text: string; repetitions: number[] }> }
+export interface Ran { head_cap: number; texts: Record<string, RanText>; cells: RanCell[] }
+
+function headOf(content: Buffer): { head: string; cut: boolean } {
+  if (content.length <= RAN_HEAD_CAP) return { head: content.toString("utf8"), cut: false };
+  const window = content.subarray(0, RAN_HEAD_CAP);
+  const nl = window.lastIndexOf(0x0a);
+  // Cut after the last whole line, or (one long line, e.g. JSON) at the cap, never inside a UTF-8 character.
+  let end = nl >= RAN_HEAD_CAP / 2 ? nl + 1 : RAN_HEAD_CAP;
+  while (end > 0 && (content[end] & 0xc0) === 0x80) end--;
+  return { head: content.subarray(0, end).toString("utf8"), cut: true };
+}
+
+/** Reads the what-ran files of every cell of MANIFESTS under RUNS; returns ran.json and the distinct texts to publish. */
+export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran; files: Map<string, Buffer> } {
+  const texts: Record<string, RanText> = {};
+  const files = new Map<string, Buffer>();
+  const cells = new Map<string, RanCell>();
+  for (const m of manifests) {
+    for (const c of m.cells ?? []) {
+      if (c.id.includes("/") || c.id.includes("..")) continue;
+      for (const name of RAN_FILES) {
+        const src = path.join(runs, m.run_id, "cells", c.id, name);
+        if (!existsSync(src) || !statSync(src).isFile()) continue;
+        const content = readFileSync(src);
+        const sha = createHash("sha256").update(content).digest("hex");
+        if (!texts[sha]) {
+          const rel = `data/ran/${sha}${path.extname(name) || ".txt"}`;
+          texts[sha] = { bytes: content.length, ...headOf(content), file: rel };
+          files.set(rel, content);
+        }
+        const key = [m.run_id, c.study, c.workload, c.system, c.variant, c.concurrency].join("\u0000");
+        const cell = cells.get(key) ?? { run_id: m.run_id, study: c.study, workload: c.workload, system: c.system, variant: c.variant, concurrency: c.concurrency, files: [] };
+        cells.set(key, cell);
+        const f = cell.files.find((x) => x.name === name && x.text === sha);
+        if (f) f.repetitions.push(c.repetition);
+        else cell.files.push({ name, text: sha, repetitions: [c.repetition] });
+      }
+    }
+  }
+  return { ran: { head_cap: RAN_HEAD_CAP, texts, cells: [...cells.values()] }, files };
 }
 
 // Writes a file only when its content differs, via a temporary file and rename, so a reader never
@@ -86,7 +154,7 @@ function sortRecords(records: ResultRecord[]): ResultRecord[] {
 // cell that produced it and that cell's raw log (served beside the data, linked from the run page).
 
 interface ManifestCell { id: string; study: string; workload: string; system: string; concurrency: number; variant: string; repetition: number; status: string; log: string }
-interface ManifestLike { run_id: string; config_hash?: string; dirty?: boolean; cells?: ManifestCell[] }
+export interface ManifestLike { run_id: string; config_hash?: string; dirty?: boolean; cells?: ManifestCell[] }
 
 export interface Provenance { config_hash: string; dirty: boolean | ""; cell: string; log: string }
 export const provenanceColumns = ["config_hash", "dirty", "cell", "log"] as const;
@@ -256,6 +324,9 @@ export async function publish(): Promise<{ records: number; runs: number; change
   const changed: string[] = [];
   for (const [file, content] of outputs) if (writeIfChanged(file, content)) changed.push(path.relative(site, file));
   changed.push(...publishLogs(manifests as unknown as ManifestLike[], site));
+  const { ran, files: ranFiles } = collectRan(manifests as unknown as ManifestLike[], runsDir());
+  if (writeIfChanged(path.join(site, "src", "generated", "ran.json"), JSON.stringify(ran))) changed.push(path.join("src", "generated", "ran.json"));
+  for (const [rel, content] of ranFiles) if (writeIfChanged(path.join(site, "public", rel), content)) changed.push(path.join("public", rel));
   const parquet = path.join(site, "public", "data", "results.parquet");
   if (changed.includes(path.relative(site, csvFile)) || !existsSync(parquet)) {
     if (await writeParquet(csvFile, parquet)) changed.push(path.relative(site, parquet));

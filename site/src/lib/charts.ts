@@ -7,6 +7,7 @@ import type { CellStat } from "./stats.ts";
 import { metricLabel } from "./stats.ts";
 import { num } from "./format.ts";
 import type { ResultRecord } from "./data.ts";
+import { systemColor, systemLabel } from "./systems.ts";
 
 export interface ChartText {
   id: string;
@@ -14,18 +15,10 @@ export interface ChartText {
   desc: string;
 }
 
-const systemColors: Record<string, string> = {
-  postgresql: "#2f6db5",
-  mariadb: "#b5562f",
-  mysql: "#3a8a4a",
-  sqlserver: "#7a4fb0",
-  sqlite: "#8a7a2a",
-  duckdb: "#b03a74",
-};
-const fallback = ["#4c6a85", "#9a5a8a", "#5f8a3a", "#a06a2a", "#2a8a8a"];
-export function colorScale(systems: string[]): { domain: string[]; range: string[] } {
+/** Colours and legend labels of systems from their system.json (lib/systems.ts), never keyed by name here. */
+export function colorScale(systems: string[]): { domain: string[]; range: string[]; tickFormat: (s: string) => string } {
   const domain = [...new Set(systems)].sort();
-  return { domain, range: domain.map((s, i) => systemColors[s] ?? fallback[i % fallback.length]) };
+  return { domain, range: domain.map((s, i) => systemColor(s, i)), tickFormat: systemLabel };
 }
 
 // Exported for the reader pages' charts (reader-charts.ts).
@@ -62,7 +55,7 @@ export function throughputChart(stats: CellStat[], text: ChartText): string {
       marginLeft: 90,
       marginRight: 70,
       x: { label: `${metricLabel(rows[0]?.metric ?? "")} (${unit}) →`, grid: true, nice: true, zero: true },
-      y: { label: null, domain: rows.map((r) => r.system) },
+      y: { label: null, domain: rows.map((r) => r.system), tickFormat: systemLabel },
       color: colorScale(rows.map((r) => r.system)),
       marks: [
         Plot.barX(rows, { y: "system", x: "median", fill: "system", fillOpacity: 0.75 }),
@@ -99,7 +92,7 @@ export function latencyChart(stats: CellStat[], text: ChartText): string {
       marginLeft: 90,
       marginRight: 150,
       x: { type: "log", label: "latency (ms, log scale) →", grid: true },
-      y: { label: null, domain: systems },
+      y: { label: null, domain: systems, tickFormat: systemLabel },
       fy: { label: null, domain: workloads },
       symbol: { legend: true, domain: ["p50", "avg", "p95", "p99"], label: "statistic" },
       marks: [
@@ -142,7 +135,7 @@ export function memoryChart(stats: CellStat[], text: ChartText): string {
       height: 260,
       marginLeft: 60,
       fx: { label: null, domain: ["idle", "under load"] },
-      x: { label: null, domain: systems },
+      x: { label: null, domain: systems, tickFormat: systemLabel },
       y: { label: "↑ resident memory (MiB)", grid: true, zero: true },
       color: colorScale(systems),
       marks: [
@@ -179,160 +172,5 @@ export function relativeChart(rows: { workload: string; system: string; share: n
 
 // ---- analytical study (seed 001): ClickBench-style relative view --------------------------------
 
-/** Each engine's geometric mean of relative times (1 = fastest on every workload), one bar per engine. */
-export function geomeanChart(rows: { system: string; geomean: number; ran: number }[], text: ChartText): string {
-  const data = rows.filter((r) => Number.isFinite(r.geomean));
-  return render(
-    {
-      width: 640,
-      height: 50 + data.length * 34,
-      marginLeft: 90,
-      marginRight: 120,
-      marginBottom: 40,
-      x: { label: "geometric mean of relative time → (1 = fastest everywhere)", grid: true, zero: true, nice: true },
-      y: { label: null, domain: data.map((r) => r.system) },
-      color: colorScale(data.map((r) => r.system)),
-      marks: [
-        Plot.barX(data, { y: "system", x: "geomean", fill: "system", fillOpacity: 0.75 }),
-        Plot.text(data, { y: "system", x: "geomean", text: (d: { geomean: number; ran: number }) => `${d.geomean.toFixed(2)}× (${d.ran} workload${d.ran === 1 ? "" : "s"})`, textAnchor: "start", dx: 6 }),
-        Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
-        Plot.ruleX([0]),
-      ],
-    },
-    text,
-  );
-}
-
-/** Per workload, each engine's relative time (log scale); 1 is the fastest engine on that workload. */
-export function relativeRatioChart(rows: { workload: string; system: string; ratio: number }[], text: ChartText): string {
-  const workloads = [...new Set(rows.map((r) => r.workload))];
-  return render(
-    {
-      width: 720,
-      height: 60 + workloads.length * 20,
-      marginLeft: 170,
-      marginRight: 20,
-      marginBottom: 40,
-      x: { type: "log", label: "relative time (t + c) / (t_min + c), log scale → (lower is better)", grid: true },
-      y: { label: null, domain: workloads },
-      color: { ...colorScale(rows.map((r) => r.system)), legend: true },
-      marks: [
-        Plot.ruleY(workloads, { stroke: "#eee" }),
-        Plot.ruleX([1], { stroke: "#222" }),
-        Plot.dot(rows, { y: "workload", x: "ratio", fill: "system", r: 4.5, fillOpacity: 0.8, stroke: "#fff" }),
-      ],
-    },
-    text,
-  );
-}
-
 // ---- mcp-db study (seed 000) ----------------------------------------------------------------------
 
-/** Median throughput per database · server, faceted by workload; filled = indexed, hollow = baseline. */
-export function mcpThroughputChart(rows: { facet: string; label: string; system: string; state: string; median: number; min: number; max: number }[], text: ChartText): string {
-  const facets = [...new Set(rows.map((r) => r.facet))];
-  const labels = [...new Set(rows.map((r) => r.label))].sort();
-  return render(
-    {
-      width: 720,
-      height: 40 + facets.length * (labels.length * 18 + 24),
-      marginLeft: 160,
-      marginRight: 140,
-      x: { type: "log", label: "calls per second through MCP (median, log scale) →", grid: true },
-      y: { label: null, domain: labels },
-      fy: { label: null, domain: facets },
-      color: { ...colorScale(rows.map((r) => r.system)), legend: true },
-      marks: [
-        Plot.frame({ stroke: "#ddd" }),
-        Plot.ruleY(rows, { fy: "facet", y: "label", x1: "min", x2: "max", stroke: "#999" }),
-        // Baseline as a ring around where the indexed dot sits, so both show when they coincide.
-        Plot.dot(rows.filter((r) => r.state === "baseline"), { fy: "facet", y: "label", x: "median", stroke: "system", fill: "none", r: 7, strokeWidth: 1.5 }),
-        Plot.dot(rows.filter((r) => r.state !== "baseline"), { fy: "facet", y: "label", x: "median", fill: "system", r: 3.5 }),
-      ],
-    },
-    text,
-  );
-}
-
-/** indexed / baseline throughput per database · server, faceted by workload, log scale. */
-export function improvementChart(rows: { facet: string; label: string; system: string; factor: number }[], text: ChartText): string {
-  const facets = [...new Set(rows.map((r) => r.facet))];
-  const labels = [...new Set(rows.map((r) => r.label))].sort();
-  return render(
-    {
-      width: 720,
-      height: 40 + facets.length * (labels.length * 18 + 24),
-      marginLeft: 160,
-      marginRight: 90,
-      x: { type: "log", label: "improvement factor: indexed ÷ baseline throughput (log scale) →", grid: true, insetLeft: 50 },
-      y: { label: null, domain: labels },
-      fy: { label: null, domain: facets },
-      color: colorScale(rows.map((r) => r.system)),
-      marks: [
-        Plot.frame({ stroke: "#ddd" }),
-        Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
-        Plot.ruleY(rows, { fy: "facet", y: "label", x1: 1, x2: "factor", stroke: "system", strokeWidth: 3 }),
-        Plot.dot(rows, { fy: "facet", y: "label", x: "factor", fill: "system", r: 4 }),
-        Plot.text(rows.filter((r) => r.factor >= 1), { fy: "facet", y: "label", x: "factor", text: (d: { factor: number }) => `${num(d.factor)}×`, textAnchor: "start", dx: 8 }),
-        Plot.text(rows.filter((r) => r.factor < 1), { fy: "facet", y: "label", x: "factor", text: (d: { factor: number }) => `${num(d.factor)}×`, textAnchor: "end", dx: -8 }),
-      ],
-    },
-    text,
-  );
-}
-
-/** Throughput against concurrency: one panel per database, one line per MCP server and schema state (dashed = baseline). */
-export function scalingChart(rows: { series: string; system: string; server: string; state: string; concurrency: number; throughput: number; min: number; max: number }[], text: ChartText): string {
-  const levels = [...new Set(rows.map((r) => r.concurrency))].sort((a, b) => a - b);
-  const servers = [...new Set(rows.map((r) => r.server))].sort();
-  const serverColors = ["#1b7f5b", "#c0392b", "#6c4bb5", "#b07d10", "#2a7ab0"];
-  const baseline = rows.filter((r) => r.state === "baseline");
-  const indexed = rows.filter((r) => r.state !== "baseline");
-  return render(
-    {
-      width: 720,
-      height: 320,
-      marginLeft: 60,
-      marginRight: 20,
-      fx: { label: null, domain: [...new Set(rows.map((r) => r.system))].sort() },
-      x: { type: "point", label: "concurrent agents (MCP sessions) →", domain: levels, inset: 20 },
-      y: { type: "log", label: "↑ calls per second (median, log scale)", grid: true },
-      color: { domain: servers, range: servers.map((_, i) => serverColors[i % serverColors.length]), legend: true, label: "MCP server" },
-      marks: [
-        Plot.frame({ stroke: "#ddd" }),
-        // strokeDasharray and a literal fill are constants in Plot, not channels: one mark per schema state.
-        Plot.lineY(indexed, { fx: "system", x: "concurrency", y: "throughput", z: "series", stroke: "server", strokeWidth: 1.8 }),
-        Plot.lineY(baseline, { fx: "system", x: "concurrency", y: "throughput", z: "series", stroke: "server", strokeWidth: 1.8, strokeDasharray: "5,4" }),
-        Plot.ruleX(rows, { fx: "system", x: "concurrency", y1: "min", y2: "max", stroke: "server" }),
-        Plot.dot(indexed, { fx: "system", x: "concurrency", y: "throughput", fill: "server", r: 3.5 }),
-        Plot.dot(baseline, { fx: "system", x: "concurrency", y: "throughput", stroke: "server", fill: "white", r: 3.5, strokeWidth: 1.5 }),
-      ],
-    },
-    text,
-  );
-}
-
-/** An agent's median latency split into database time (direct driver p50) and MCP + server overhead. */
-export function overheadChart(rows: { facet: string; label: string; part: string; ms: number }[], text: ChartText): string {
-  const facets = [...new Set(rows.map((r) => r.facet))];
-  const labels = [...new Set(rows.map((r) => r.label))].sort();
-  const parts = ["database time (direct driver p50)", "MCP + server overhead (MCP p50 − direct p50)"];
-  return render(
-    {
-      width: 720,
-      height: 60 + facets.length * (labels.length * 20 + 24),
-      marginLeft: 160,
-      marginRight: 30,
-      x: { label: "median latency per call (ms) →", grid: true, zero: true, nice: true },
-      y: { label: null, domain: labels },
-      fy: { label: null, domain: facets },
-      color: { domain: parts, range: ["#2f6db5", "#e0a030"], legend: true },
-      marks: [
-        Plot.frame({ stroke: "#ddd" }),
-        Plot.barX(rows, Plot.stackX({ fy: "facet", y: "label", x: "ms", fill: "part", order: parts })),
-        Plot.ruleX([0]),
-      ],
-    },
-    text,
-  );
-}

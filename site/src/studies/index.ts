@@ -1,15 +1,33 @@
-// Study views, chosen by study name. A study with its own page section adds one view component
-// (props: study, run, records, idp) in site/src/studies/ and one line here; a study without an entry
-// gets the generic per-workload, latency, series, memory and published sections of StudyView.
-import AnalyticalView from "../components/AnalyticalView.astro";
-import McpDbView from "../components/McpDbView.astro";
+// One site module per study, chosen by study name: site/src/studies/<study>/ holds the study's view
+// (View.astro: props study, run, records, idp), its charts, tables and decision rules. StudyView keeps
+// only what every study shares (header, not-measured systems, failed cells, memory and CPU, exact
+// commands and configuration, other runs). Adding a study's page section = a folder + one line here.
+//   replacesGeneric: the view replaces StudyView's generic per-workload, latency, series and published
+//     sections (else it is shown above them);
+//   showsWhatRan: the view shows each workload's what-ran files itself (else StudyView lists them).
+import type { Study, RunManifest, ResultRecord } from "../lib/data.ts";
+import AnalyticalView from "./analytical/View.astro";
+import McpDbView from "./mcp-db/View.astro";
 import McpServersView from "./mcp-servers/View.astro";
+import OltpView from "./oltp/View.astro";
 import PaymentsView from "./payments/View.astro";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const studyViews: Record<string, any> = {
-  analytical: AnalyticalView,
-  "mcp-db": McpDbView,
-  "mcp-servers": McpServersView,
-  payments: PaymentsView,
+export interface StudyViewProps {
+  study: Study;
+  run: RunManifest | undefined;
+  records: ResultRecord[];
+  idp: string;
+}
+export interface StudyModule {
+  View: (props: StudyViewProps) => unknown;
+  replacesGeneric: boolean;
+  showsWhatRan: boolean;
+}
+
+export const studyModules: Record<string, StudyModule> = {
+  analytical: { View: AnalyticalView, replacesGeneric: true, showsWhatRan: true },
+  "mcp-db": { View: McpDbView, replacesGeneric: true, showsWhatRan: false },
+  "mcp-servers": { View: McpServersView, replacesGeneric: true, showsWhatRan: false },
+  oltp: { View: OltpView, replacesGeneric: false, showsWhatRan: false },
+  payments: { View: PaymentsView, replacesGeneric: true, showsWhatRan: false },
 };

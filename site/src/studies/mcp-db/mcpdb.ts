@@ -2,8 +2,8 @@
 // variant = "<server>-<state>" (study.json variants.encoding), so the page splits the variant at its
 // last "-". Derived here from records and the run manifest: per database × server tables, the index
 // improvement factor, concurrency scaling, the MCP-vs-driver overhead split and the client ceiling.
-import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { cellStats, type CellStat } from "./stats.ts";
+import type { ResultRecord, RunManifest, Study } from "../../lib/data.ts";
+import { cellStats, type CellStat } from "../../lib/stats.ts";
 
 /** Calibration workloads: a load client against a trivial MCP tool (no database), the client's own ceiling. */
 export const CEILING_WORKLOADS: Record<string, string> = { client_ceiling: "mcp-load", client_ceiling_k6: "k6" };

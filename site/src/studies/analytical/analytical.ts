@@ -1,17 +1,18 @@
-// The analytical study's page (seed 001): a ClickBench-style relative view over hyperfine timings,
+// The analytical study's numbers (seed 001): a ClickBench-style relative view over hyperfine timings,
 // each cell's answer-check status from the run manifest, hot vs cold, the client's process-spawn
 // cost (workload noop) and the pgwire throughput table. Everything is derived from records and
 // the run manifest at build time; the e2e test recomputes the relative view from records.json.
-import type { ResultRecord, RunManifest, Study, Workload } from "./data.ts";
-import { median, interval95, beyondNoise, type Interval95 } from "./stats.ts";
+import type { ResultRecord, RunManifest, Study, Workload } from "../../lib/data.ts";
+import { median, interval95, beyondNoise, type Interval95 } from "../../lib/stats.ts";
 
 /** ClickBench's constant: ratio = (t + c) / (t_min + c), so sub-10 ms differences do not dominate the geometric mean. */
 export const RELATIVE_CONSTANT_MS = 10;
 /** The workload that measures only the client process (start, connect or open the file, SELECT 1, exit). */
 export const SPAWN_WORKLOAD = "noop";
 
-// unsupported: the run verb exited 3 because the engine cannot run the SQL (workload file's
-// "unsupported" map, or the engine is not among its systems); skipped: not run for another reason
+// unsupported: the engine cannot run the SQL (it lacks a capability the workload requires, so the
+// runner skipped the cell naming it; older runs: the run verb exited 3, "unsupported: ..."), or it is
+// not among the systems publish found able to run the workload; skipped: not run for another reason
 // (engine not installable here, variant that does not apply).
 export type CheckStatus = "ok" | "wrong_answer" | "unsupported" | "skipped" | "failed";
 export const checkLabels: Record<CheckStatus, string> = { ok: "ok", wrong_answer: "wrong answer", unsupported: "unsupported", skipped: "not run", failed: "failed" };
@@ -41,7 +42,8 @@ function combine(statuses: string[], unsupported: boolean): CheckStatus {
   return unsupported ? "unsupported" : "skipped";
 }
 function isUnsupported(w: Workload | undefined, system: string, reason: string): boolean {
-  if (/^unsupported\b/i.test(reason)) return true;
+  // The runner's skip for a missing capability ("<workload> needs capability 'parquet', which ...") and older runs' "unsupported: ...".
+  if (/^unsupported\b/i.test(reason) || /\bneeds capability '/.test(reason)) return true;
   if (!w) return false;
   return system in ((w.unsupported ?? {}) as Record<string, string>) || !w.systems.includes(system);
 }
@@ -178,54 +180,4 @@ export function relativeView(cells: EngineCell[], variant: string, order: string
 export function variantsOf(cells: EngineCell[]): string[] {
   const rank = (v: string) => ["hot", "", "cold", "no-cache"].indexOf(v) + 1 || 99;
   return [...new Set(cells.map((c) => c.variant))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-}
-
-/** The SQL a reader should see for a workload: setup, the timed statement(s), the answer check, and per-dialect overrides. */
-export interface SqlText {
-  label: string;
-  text: string;
-}
-function batchText(batch: unknown): string {
-  if (!Array.isArray(batch)) return "";
-  return batch
-    .map((b) => {
-      if (typeof b === "string") return b + ";";
-      const loop = b as { loop?: string; count?: number; body?: unknown[] };
-      if (loop && loop.loop && Array.isArray(loop.body)) {
-        return `-- ${loop.count} times, ${loop.loop} = 0..${Number(loop.count) - 1} ({…} is integer arithmetic on ${loop.loop}):\n` + loop.body.map((s) => `  ${String(s)};`).join("\n");
-      }
-      return JSON.stringify(b);
-    })
-    .join("\n");
-}
-function roundHalfEven(x: number): number {
-  const f = Math.floor(x);
-  const d = x - f;
-  if (Math.abs(d - 0.5) > 1e-9) return Math.round(x);
-  return f % 2 === 0 ? f : f + 1;
-}
-function sqlOf(def: Record<string, unknown>, repeatScale: number | undefined): string {
-  const parts: string[] = [];
-  const setup = def.setup;
-  if (Array.isArray(setup) && setup.length) parts.push(`-- setup${def.reset_each_run ? " (before every timed run, untimed)" : " (untimed)"}\n${setup.map((s) => `${s};`).join("\n")}`);
-  if (typeof def.query === "string") {
-    const repeat = Number(def.repeat ?? 1);
-    // As lib/analytical.py: max(1, round(repeat × REPEAT_SCALE)), Python's round (half to even).
-    const scaled = repeatScale !== undefined ? Math.max(1, roundHalfEven(repeat * repeatScale)) : repeat;
-    parts.push(`-- timed: ${repeat === 1 ? "once" : `${repeat} times (the seed's count)`}${scaled !== repeat ? `; this run: ${scaled} times (REPEAT_SCALE ${repeatScale})` : ""}\n${def.query};`);
-  }
-  if (def.batch) parts.push(`-- timed batch\n${batchText(def.batch)}`);
-  const check = def.check as Record<string, unknown> | undefined;
-  if (check && typeof check.query === "string") parts.push(`-- answer check${check.after_batch ? " (after one batch)" : ""}\n${check.query};`);
-  return parts.join("\n\n");
-}
-export function workloadSql(w: Workload, repeatScale: number | undefined): SqlText[] {
-  const out: SqlText[] = [{ label: "all engines", text: sqlOf(w, repeatScale) }];
-  const dialects = (w.dialects ?? {}) as Record<string, Record<string, unknown>>;
-  for (const [system, over] of Object.entries(dialects)) {
-    const merged = { ...w, ...over, check: over.check ? { ...(w.check as object), ...(over.check as object) } : w.check };
-    out.push({ label: system, text: sqlOf(merged, repeatScale) });
-  }
-  if (out.length > 1) out[0].label = `default (${w.systems.filter((s) => !(s in dialects)).join(", ")})`;
-  return out;
 }
