@@ -50,9 +50,9 @@ program
       profile: o.profile, studies: o.studies, systems: o.systems, workloads: o.workloads,
       repetitions: o.repetitions, runId: o.runId, skipInstall: o.skipInstall, dryRun: o.dryRun, orderSeed: o.orderSeed,
     });
-    if (o.dryRun) return;
-    const s = manifest.summary as Record<string, number>;
-    const failed = (manifest.cells as Array<{ id: string; status: string; reason: string; log: string }>).filter((c) => c.status === "failed" || c.status === "wrong_answer");
+    if (!manifest) return; // a dry run
+    const s = manifest.summary;
+    const failed = manifest.cells.filter((c) => c.status === "failed" || c.status === "wrong_answer");
     for (const c of failed.slice(0, 20)) process.stderr.write(`  ${c.status}: ${c.id}: ${c.reason} (log: ${path.join(runDir, c.log)})\n`);
     process.stdout.write(`run ${manifest.run_id}: ${s.ok} ok, ${s.failed} failed, ${s.wrong_answer} wrong answer, ${s.skipped} skipped in ${manifest.duration_s}s -> ${runDir}\n`);
     process.exitCode = exitCode;

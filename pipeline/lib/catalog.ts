@@ -3,31 +3,20 @@ import path from "node:path";
 import { systemsDir, studiesDir, profilesDir } from "./paths.ts";
 import { UserError, oneOf } from "./errors.ts";
 import { assertValid, validateProfile, validateStudy, validateSystem, validateWorkload } from "./schema.ts";
+import type { Profile, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
 
 // What exists is what is on disk: a system is a folder in bench-scripts/systems, a study a folder in
 // bench-scripts/studies, a workload a JSON file in its workloads/, a profile a JSON file in pipeline/profiles.
 
-// Shapes of system.json, workload and study.json files: pipeline/schema/{system,workload,study}.schema.json
-// are the contract, checked on every load below; these types mirror them (plus dir/file, where it was read).
-export type Capability = "sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server";
-export interface SystemDef {
-  name: string; label: string; kind: "server" | "embedded" | "external"; capabilities: Capability[];
-  capability_notes?: Partial<Record<Capability, string>>; port?: number;
-  sql?: { dialect: string; client: string; load?: "native" | "insert" }; drivers?: { sysbench?: "pgsql" | "mysql"; go?: string };
-  color: string; notes: string; dir: string;
-}
-export interface WorkloadDef { name: string; title: string; description: string; tool: string; requires?: Capability[]; file: string; [k: string]: unknown }
-export interface StudyDef { name: string; title: string; seed?: string; requires: Capability[]; dialects?: string[]; description: string; dir: string; workloads: WorkloadDef[]; [k: string]: unknown }
-export interface StudyProfile {
-  systems: string[];
-  workloads?: string[];
-  concurrency: number[];
-  variants?: string[];
-  repetitions?: number;
-  cell_timeout_s?: number;
-  env: Record<string, string | number>;
-}
-export interface Profile { name: string; description: string; repetitions: number; studies: Record<string, StudyProfile> }
+// Shapes of system.json, workload and study.json files and profiles: generated from
+// pipeline/schema/*.schema.json (npm run gen-types), the contract checked on every load below; the
+// loaded definitions add where they were read (dir/file) and a study its workloads.
+export type { Profile };
+export type Capability = SystemFile["capabilities"][number];
+export type SystemDef = SystemFile & { dir: string };
+export type WorkloadDef = WorkloadFile & { file: string };
+export type StudyDef = StudyFile & { dir: string; workloads: WorkloadDef[] };
+export type StudyProfile = Profile["studies"][string];
 
 function readJson(file: string): Record<string, unknown> {
   let text: string;
@@ -107,7 +96,7 @@ export function loadStudy(name: string): StudyDef {
 export function studyMismatch(system: SystemDef, study: StudyDef): string | null {
   const missing = study.requires.filter((c) => !system.capabilities.includes(c));
   if (missing.length) return `study ${study.name} needs ${missingText(system, missing)}`;
-  if (study.dialects && !study.dialects.includes(system.sql?.dialect ?? "")) {
+  if (study.dialects && !(system.sql && study.dialects.includes(system.sql.dialect))) {
     return `study ${study.name} has SQL for the dialects ${study.dialects.join(", ")}; ${system.name} speaks ${system.sql?.dialect ?? "no SQL dialect"} (systems/${system.name}/system.json sql.dialect)`;
   }
   return null;

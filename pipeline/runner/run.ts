@@ -8,6 +8,7 @@ import { UserError, ParseError } from "../lib/errors.ts";
 import { repoRoot, runsDir } from "../lib/paths.ts";
 import { toCsv } from "../lib/records.ts";
 import type { Measurement, ResultRecord } from "../lib/records.ts";
+import type { RunManifest } from "../schema/types.ts";
 import { assertValid, validateManifest, validateRecord, describeErrors } from "../lib/schema.ts";
 import { parserFor } from "../parsers/index.ts";
 import { gitInfo, machineInfo, toolVersions } from "./machine.ts";
@@ -29,26 +30,11 @@ export interface RunOptions {
   orderSeed?: number;
 }
 
-export type CellStatus = "ok" | "failed" | "skipped" | "wrong_answer";
-
-export interface Cell {
-  id: string;
-  study: string;
-  workload: string;
-  system: string;
-  concurrency: number;
-  variant: string;
-  repetition: number;
-  status: CellStatus;
-  exit_code: number | null;
-  reason: string;
-  log: string;
-  started_at: string;
-  duration_s: number;
-  cache: string;
-  records: number;
-  resource_window?: "measured" | "whole-cell";
-}
+// A cell as the manifest records it (pipeline/schema/manifest.schema.json); the runner sets the fields
+// older manifests may lack on every cell it plans.
+type ManifestCell = RunManifest["cells"][number];
+export type CellStatus = ManifestCell["status"];
+export type Cell = ManifestCell & Required<Pick<ManifestCell, "started_at" | "cache" | "records">>;
 
 interface PlannedStudy {
   study: StudyDef;
@@ -182,17 +168,10 @@ interface SystemState { def: SystemDef; version: string; env: Record<string, str
 // system stopped again. Visits are ordered repetition by repetition, systems shuffled anew in each
 // repetition with a seeded generator, so slow drift of the machine (other load, thermal state,
 // background jobs) spreads over all systems instead of favouring whichever ran first.
-export interface Visit { repetition: number; system: string }
-
-export interface RunOrder {
-  method: "seeded-shuffle";
-  seed: number;
-  /** what happens to a server between two visits: it is stopped, so one database runs at a time */
-  servers_between_visits: "stopped";
-  /** studies' prepare (data load) runs at a system's first visit, cleanup after its last */
-  prepare: "once per system and study per run";
-  visits: Visit[];
-}
+// The manifest's `order` (servers_between_visits "stopped": one database runs at a time; prepare: studies'
+// data load runs at a system's first visit, cleanup after its last).
+export type RunOrder = NonNullable<RunManifest["order"]>;
+export type Visit = RunOrder["visits"][number];
 
 // mulberry32: a tiny, well-known 32-bit generator; only used to order visits reproducibly.
 function mulberry32(seed: number): () => number {
@@ -243,7 +222,7 @@ function plannedList(cells: Cell[], key: "system" | "workload" | "variant"): str
   return [...new Set(cells.map((c) => c[key]))].sort().join(",");
 }
 
-export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<{ runDir: string; manifest: Record<string, unknown>; exitCode: number }> {
+export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<{ runDir: string; manifest: RunManifest | null; exitCode: number }> {
   const plan = planRun(opts);
   const runId = opts.runId ?? newRunId(plan.profile.name);
   if (!/^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$/.test(runId)) throw new UserError(`invalid run id '${runId}'; expected YYYYMMDDTHHMMSSZ-<lowercase-slug>, e.g. ${newRunId(plan.profile.name)}`);
@@ -251,7 +230,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
   if (opts.dryRun) {
     for (const c of plan.cells) log(c.id);
     log(`${plan.cells.length} cells (dry run: nothing started, nothing written) in ${order.visits.length} visits, order seed ${order.seed}`);
-    return { runDir: "", manifest: {}, exitCode: 0 };
+    return { runDir: "", manifest: null, exitCode: 0 };
   }
 
   const runDir = path.join(runsDir(), runId);
@@ -268,7 +247,10 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
   const machine: MachineInfo = await machineInfo();
   const git = gitInfo(repoRoot);
   const startedAt = new Date();
-  const manifest: Record<string, unknown> = {
+  const systemsOut: RunManifest["systems"] = {};
+  const installsOut: NonNullable<RunManifest["study_installs"]> = {};
+  const loadAverage: NonNullable<RunManifest["load_average"]> = { start: os.loadavg().map((x) => Math.round(x * 100) / 100), end: null };
+  const manifest: RunManifest = {
     run_id: runId,
     status: "running",
     profile: plan.profile.name,
@@ -280,20 +262,18 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
     commit: git.commit,
     dirty: git.dirty,
     // Other work on the machine skews every figure: the 1/5/15-minute load averages at start and end say how quiet it was.
-    load_average: { start: os.loadavg().map((x) => Math.round(x * 100) / 100), end: null as number[] | null },
+    load_average: loadAverage,
     command: process.argv.slice(1).map((a) => path.relative(repoRoot, a) || a).join(" "),
     machine,
     tools: toolVersions(),
-    systems: {} as Record<string, unknown>,
-    study_installs: {} as Record<string, unknown>,
+    systems: systemsOut,
+    study_installs: installsOut,
     order,
     config: plan.config,
     config_hash: "",
     cells: plan.cells,
     summary: { ok: 0, failed: 0, skipped: 0, wrong_answer: 0 },
   };
-  const systemsOut = manifest.systems as Record<string, { version: string | null; config: Record<string, string>; status: string; reason: string; [k: string]: unknown }>;
-  const installsOut = manifest.study_installs as Record<string, { status: string; reason: string; log: string; seconds: number }>;
   const writeManifest = () => {
     const summary = { ok: 0, failed: 0, skipped: 0, wrong_answer: 0 };
     for (const c of plan.cells) summary[c.status]++;
@@ -330,7 +310,11 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
       repetition: m.repetition ?? cell.repetition, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null,
       profile: plan.profile.name, machine: machine.label, commit: git.commit,
     }));
-    for (const r of out) if (!validateRecord(r)) throw new ParseError(`record for ${cell.id} ${r.metric} is invalid: ${describeErrors(validateRecord.errors)}`);
+    for (const r of out) {
+      // A boolean, not the validator's type guard: r is already typed, the check is of its values.
+      const valid: boolean = validateRecord(r);
+      if (!valid) throw new ParseError(`record for ${cell.id} ${r.metric} is invalid: ${describeErrors(validateRecord.errors)}`);
+    }
     records.push(...out);
     appendFileSync(recordsJsonl, out.map((r) => JSON.stringify(r) + "\n").join(""));
     return out.length;
@@ -366,7 +350,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
       const env = { ...ps.env, SAMEBOX_RUN_DIR: runDir, SYSTEMS: plannedList(cells, "system"), WORKLOADS: plannedList(cells, "workload"), VARIANTS: plannedList(cells, "variant") };
       const logName = `study.${studyName}.install`;
       const r = await runVerb(script, [], { env, timeoutS: 3600, ...verbLog(logName) });
-      const entry = { status: "ok", reason: "", log: `logs/${logName}.err`, seconds: Math.round(r.seconds * 10) / 10 };
+      const entry: (typeof installsOut)[string] = { status: "ok", reason: "", log: `logs/${logName}.err`, seconds: Math.round(r.seconds * 10) / 10 };
       if (r.code === EXIT_UNAVAILABLE) {
         entry.status = "skipped";
         entry.reason = tail(r.stdout + r.stderr, 1) || "not available on this machine";
@@ -388,8 +372,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
     if (!existsSync(script)) continue;
     const cells = plan.cells.filter((c) => c.study === studyName);
     const r = await runVerb(script, [], { env: { ...ps.env, SYSTEMS: plannedList(cells, "system"), WORKLOADS: plannedList(cells, "workload"), VARIANTS: plannedList(cells, "variant") }, timeoutS: 120, ...verbLog(`study.${studyName}.versions`) });
-    const tools = manifest.tools as Record<string, string | null>;
-    for (const [k, v] of Object.entries(parseKeyValues(r.stdout))) tools[k] = v || null;
+    for (const [k, v] of Object.entries(parseKeyValues(r.stdout))) manifest.tools[k] = v || null;
   }
   writeManifest();
 
@@ -533,13 +516,13 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
   for (const v of Object.values(systemsOut)) if (v.status === "pending") v.status = interrupted ? "interrupted" : "not run";
   writeFileSync(path.join(runDir, "records.csv"), toCsv(records));
   const endedAt = new Date();
-  (manifest.load_average as { end: number[] | null }).end = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  loadAverage.end = os.loadavg().map((x) => Math.round(x * 100) / 100);
   manifest.status = interrupted ? "interrupted" : "complete";
   manifest.ended_at = endedAt.toISOString();
   manifest.duration_s = Math.round((endedAt.getTime() - startedAt.getTime()) / 100) / 10;
   writeManifest();
   assertValid(validateManifest, manifest, `manifest of ${runId}`);
-  const sum = manifest.summary as Record<CellStatus, number>;
+  const sum = manifest.summary;
   const exitCode = sum.failed + sum.wrong_answer > 0 || interrupted ? 1 : 0;
   if (!existsSync(path.join(runDir, "records.csv"))) throw new Error("records.csv was not written");
   return { runDir, manifest, exitCode };

@@ -100,6 +100,10 @@ export interface RunManifest {
       };
       status?: string;
       reason?: string;
+      /**
+       * memory of the server's process tree right after its first start in the run; null when it has no pids (embedded, external)
+       */
+      memory_after_start_mib?: number | null;
     };
   };
   config: {

@@ -163,7 +163,7 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
   },
   {
     what: "a SQL system without its dialect",
-    edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => delete d.sql.dialect),
+    edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => delete (d.sql as Record<string, unknown>).dialect),
     call: `loadSystem("fakedb")`,
     file: "systems/fakedb/system.json",
     message: /\/sql must have required property 'dialect'/,
