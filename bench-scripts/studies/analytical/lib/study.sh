@@ -50,11 +50,13 @@ sql_exec() {
 # record and the site (FILE.json and the same as one shell line in FILE.txt): argv as run, the
 # environment the client gets (CLIENT_ENV, values of *PASSWORD*/*PWD* redacted, as is a password
 # inside a connection URI; PGOPTIONS when set) and TIMED_BY, what ran it (e.g. the hyperfine line).
+# The .txt line spells the cell folder "$CELL_DIR" (CELL_DIR exported by the caller); the .json
+# keeps the argv exactly as run and the folder it ran in (cell_dir).
 write_command() {
   local out="$1" name="$2" timed_by="$3"
   shift 3
   "$PYTHON" - "$out" "$name" "$timed_by" "${PGOPTIONS:-}" "${#CLIENT_ENV[@]}" "${CLIENT_ENV[@]}" "$@" <<'PY'
-import json, re, shlex, sys
+import json, os, re, shlex, sys
 out, name, timed_by, pgoptions, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 env_words, argv = sys.argv[6:6 + n], sys.argv[6 + n:]
 def redact(word):
@@ -66,8 +68,15 @@ for w in env_words:
 if pgoptions:
     env["PGOPTIONS"] = pgoptions
 argv = [redact(a) for a in argv]
-doc = {"name": name, "env": env, "argv": argv,
-       "shell": " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + (" " if env else "") + shlex.join(argv),
+cell_dir = os.environ.get("CELL_DIR", "")
+def shell_word(word):
+    # the cell folder's own path as "$CELL_DIR", so the line is the same for every cell that ran
+    # the same command (and still runs, with CELL_DIR set to a cell folder)
+    if not cell_dir or cell_dir not in word:
+        return shlex.quote(word)
+    return '"$CELL_DIR"'.join(shlex.quote(p) if p else "" for p in word.split(cell_dir))
+shell = " ".join([f"{k}={shlex.quote(v)}" for k, v in env.items()] + [shell_word(a) for a in argv])
+doc = {"name": name, "env": env, "argv": argv, "cell_dir": cell_dir, "shell": shell,
        "timed_by": redact(timed_by)}
 with open(out, "w") as f:
     json.dump(doc, f, indent=1)
