@@ -4,28 +4,30 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { schemaDir } from "./paths.ts";
 import { UserError } from "./errors.ts";
+import type { Profile, ResultRecord, RunManifest, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
 
 // One set of JSON Schemas, used by the pipeline when it writes and by publish/validate when it reads
 // (the site reads only what publish validated).
 // verbose: errors carry the offending value and their schema, so a message can say what was given and what is valid.
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
 
-function load(name: string): ValidateFunction {
+// Each validator is a type guard for the type generated from its schema (pipeline/schema/types.ts).
+function load<T>(name: string): ValidateFunction<T> {
   const schema = JSON.parse(readFileSync(path.join(schemaDir, name), "utf8"));
-  return ajv.compile(schema);
+  return ajv.compile<T>(schema);
 }
 
 export const recordSchema = JSON.parse(readFileSync(path.join(schemaDir, "record.schema.json"), "utf8"));
 // Column order of records.csv and results.csv.
 export const recordColumns: string[] = recordSchema.required;
 
-export const validateRecord = load("record.schema.json");
-export const validateManifest = load("manifest.schema.json");
-export const validateProfile = load("profile.schema.json");
+export const validateRecord = load<ResultRecord>("record.schema.json");
+export const validateManifest = load<RunManifest>("manifest.schema.json");
+export const validateProfile = load<Profile>("profile.schema.json");
 // The contract files between bench-scripts, pipeline and site (checked by catalog.ts when it loads them).
-export const validateStudy = load("study.schema.json");
-export const validateSystem = load("system.schema.json");
-export const validateWorkload = load("workload.schema.json");
+export const validateStudy = load<StudyFile>("study.schema.json");
+export const validateSystem = load<SystemFile>("system.schema.json");
+export const validateWorkload = load<WorkloadFile>("workload.schema.json");
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
@@ -51,6 +53,6 @@ function detail(e: ErrorObject): string {
   return "";
 }
 
-export function assertValid(validate: ValidateFunction, value: unknown, what: string): void {
+export function assertValid<T>(validate: ValidateFunction<T>, value: unknown, what: string): asserts value is T {
   if (!validate(value)) throw new UserError(`${what} is invalid: ${describeErrors(validate.errors)}`);
 }

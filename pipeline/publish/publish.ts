@@ -8,23 +8,24 @@ import { publishedDir, repoRoot, runsDir, siteDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
 import { fromCsv, fromJsonl } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
+import type { RunManifest } from "../schema/types.ts";
 import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
 import { interval95, median, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
 
 // data/ → the site's data files. Reads everything, validates it with the same schemas the pipeline
 // writes with, and (re)writes only derived files under site/: running it twice changes nothing.
 
-export interface Loaded { records: ResultRecord[]; manifests: Record<string, unknown>[]; warnings: string[] }
+export interface Loaded { records: ResultRecord[]; manifests: RunManifest[]; warnings: string[] }
 
 export function loadAll(): Loaded {
   const records: ResultRecord[] = [];
-  const manifests: Record<string, unknown>[] = [];
+  const manifests: RunManifest[] = [];
   const warnings: string[] = [];
   const dir = runsDir();
   const runIds = existsSync(dir) ? readdirSync(dir).filter((d) => existsSync(path.join(dir, d, "manifest.json"))).sort() : [];
   for (const id of runIds) {
     const mfile = path.join(dir, id, "manifest.json");
-    let manifest: Record<string, unknown>;
+    let manifest: unknown;
     try {
       manifest = JSON.parse(readFileSync(mfile, "utf8"));
     } catch (e) {
@@ -153,8 +154,9 @@ function sortRecords(records: ResultRecord[]): ResultRecord[] {
 // ---- provenance: every published row names the run's config hash, whether the code was dirty, the
 // cell that produced it and that cell's raw log (served beside the data, linked from the run page).
 
-interface ManifestCell { id: string; study: string; workload: string; system: string; concurrency: number; variant: string; repetition: number; status: string; log: string }
-export interface ManifestLike { run_id: string; config_hash?: string; dirty?: boolean; cells?: ManifestCell[] }
+type ManifestCell = RunManifest["cells"][number];
+// What provenance, logs and what-ran read of a manifest (the site tests' fixtures pass partial ones).
+export type ManifestLike = Pick<RunManifest, "run_id"> & Partial<Pick<RunManifest, "config_hash" | "dirty" | "cells">>;
 
 export interface Provenance { config_hash: string; dirty: boolean | ""; cell: string; log: string }
 export const provenanceColumns = ["config_hash", "dirty", "cell", "log"] as const;
@@ -306,7 +308,7 @@ export async function publish(): Promise<{ records: number; runs: number; change
   }
   const plain = sortRecords(records);
   // results.csv/parquet and aggregates carry provenance columns; records.json stays schema-exact (the site validates it).
-  const sorted = withProvenance(plain, manifests as unknown as ManifestLike[]);
+  const sorted = withProvenance(plain, manifests);
   const aggs = aggregates(sorted);
   const site = siteDir();
   const csvFile = path.join(site, "public", "data", "results.csv");
@@ -323,8 +325,8 @@ export async function publish(): Promise<{ records: number; runs: number; change
   ];
   const changed: string[] = [];
   for (const [file, content] of outputs) if (writeIfChanged(file, content)) changed.push(path.relative(site, file));
-  changed.push(...publishLogs(manifests as unknown as ManifestLike[], site));
-  const { ran, files: ranFiles } = collectRan(manifests as unknown as ManifestLike[], runsDir());
+  changed.push(...publishLogs(manifests, site));
+  const { ran, files: ranFiles } = collectRan(manifests, runsDir());
   if (writeIfChanged(path.join(site, "src", "generated", "ran.json"), JSON.stringify(ran))) changed.push(path.join("src", "generated", "ran.json"));
   for (const [rel, content] of ranFiles) if (writeIfChanged(path.join(site, "public", rel), content)) changed.push(path.join("public", rel));
   const parquet = path.join(site, "public", "data", "results.parquet");

@@ -1,20 +1,11 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { execFileSync, spawnSync } from "node:child_process";
+import type { RunManifest } from "../schema/types.ts";
 
-export interface CloudInfo { provider: string; instance_type: string; region: string; ami_id: string }
-export interface MachineInfo {
-  label: string;
-  hostname: string;
-  cpu_model: string;
-  cores: number;
-  memory_bytes: number;
-  kernel: string;
-  os: string;
-  cloud: CloudInfo | null;
-  /** servers and load generator share one machine (the split topology was removed: issue 13) */
-  topology: "single";
-}
+// The manifest's machine (pipeline/schema/manifest.schema.json); the probes below always fill every field.
+export type MachineInfo = Required<RunManifest["machine"]>;
+export type CloudInfo = Required<NonNullable<MachineInfo["cloud"]>>;
 
 function osPrettyName(): string {
   try {
