@@ -39,6 +39,8 @@ trap cleanup EXIT
 # ---- the copy: one folder, one file edited inside it ---------------------------------------------
 # cp -a keeps the load generators already built in loadgen/*/bin (gitignored), so nothing rebuilds.
 cp -a "$repo/bench-scripts" "$bench"
+# beside it what the checkout has next to bench-scripts/ (the verbs find Node 24 as ../node_modules/.bin/node)
+ln -s "$repo/node_modules" "$tmp/node_modules"
 listing() { (cd "$bench" && find . -type f ! -path './loadgen/*/bin/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum); }
 listing > "$tmp/before.txt"
 cp -a "$bench/systems/postgresql" "$bench/systems/$copy"
