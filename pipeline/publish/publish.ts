@@ -2,13 +2,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
-import { loadStudy, studyNames, profileNames, loadProfile, loadSystem, systemNames, studyMismatch, workloadMismatch, type Profile, type StudyDef, type SystemDef } from "../lib/catalog.ts";
+import { loadStudy, studyNames, profileNames, loadProfile, loadSystem, systemNames, studyMismatch, workloadMismatch, type Profile, type StudyDef, type SystemDef, type WorkloadDef } from "../lib/catalog.ts";
 import { UserError } from "../lib/errors.ts";
 import { publishedDir, repoRoot, runsDir, siteDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
 import { fromCsv, fromJsonl } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
-import type { RunManifest } from "../schema/types.ts";
+import type { RunManifest, StudyFile } from "../schema/types.ts";
 import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
 import { interval95, median, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
 
@@ -56,7 +56,8 @@ export function loadAll(): Loaded {
 
 // What the site needs of a system (bench-scripts/systems/<s>/system.json): label and chart colour,
 // kind, capabilities (and why one is missing), SQL dialect. Not its notes, port or drivers.
-export function siteSystems(): Array<Pick<SystemDef, "name" | "label" | "kind" | "color" | "capabilities" | "capability_notes" | "sql">> {
+export type SiteSystem = Pick<SystemDef, "name" | "label" | "kind" | "color" | "capabilities" | "capability_notes" | "sql">;
+export function siteSystems(): SiteSystem[] {
   return systemNames().map((n) => {
     const { name, label, kind, color, capabilities, capability_notes, sql } = loadSystem(n);
     return { name, label, kind, color, capabilities, capability_notes, sql };
@@ -67,7 +68,11 @@ export function siteSystems(): Array<Pick<SystemDef, "name" | "label" | "kind" |
 // pick for it (profiles pick systems; the page names those a run did not measure); per workload
 // `systems`, those of every system able to run the study whose capabilities the workload's `requires`
 // has (the page calls a cell of any other system unsupported). Computed from system.json.
-export function siteStudy(def: StudyDef, profiles: Profile[] = profileNames().map((p) => loadProfile(p))): Record<string, unknown> {
+export type SiteWorkload = WorkloadDef & { systems: string[] };
+export type SiteStudy = StudyFile & { dir: string; systems: string[]; workloads: SiteWorkload[] };
+/** studies.json, the catalog the site reads. */
+export interface SiteCatalog { studies: SiteStudy[]; profiles: Profile[]; systems: SiteSystem[] }
+export function siteStudy(def: StudyDef, profiles: Profile[] = profileNames().map((p) => loadProfile(p))): SiteStudy {
   const { dir, workloads, ...rest } = def;
   const able = systemNames().map(loadSystem).filter((s) => studyMismatch(s, def) === null);
   const picked = [...new Set(profiles.flatMap((p) => p.studies[def.name]?.systems ?? []))];
@@ -79,7 +84,7 @@ export function siteStudy(def: StudyDef, profiles: Profile[] = profileNames().ma
   };
 }
 
-function studiesCatalog(): unknown {
+function studiesCatalog(): SiteCatalog {
   const profiles = profileNames().map((p) => loadProfile(p));
   const studies = studyNames().map((name) => siteStudy(loadStudy(name), profiles));
   return { studies, profiles, systems: siteSystems() };

@@ -5,33 +5,17 @@ import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import recordSchema from "../../../pipeline/schema/record.schema.json";
 import type { Profile, ResultRecord, RunManifest } from "../../../pipeline/schema/types.ts";
+import type { SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/publish/publish.ts";
 
 // Shapes of the published files: generated from pipeline/schema/*.schema.json (npm run gen-types).
 export type { ResultRecord, RunManifest, Profile };
 export type Source = ResultRecord["source"];
 
-export interface Workload {
-  name: string;
-  title: string;
-  tool: string;
-  systems: string[];
-  command?: string;
-  [extra: string]: unknown;
-}
-export interface Study {
-  name: string;
-  title: string;
-  seed: string;
-  description: string;
-  systems: string[];
-  workloads: Workload[];
-  workload_order?: string[];
-  dir?: string;
-  cells?: string;
-  data?: string;
-  parameters?: Record<string, { default?: string | number; seed?: string | number; what?: string }>;
-  [extra: string]: unknown;
-}
+// studies.json as publish writes it (pipeline/publish/publish.ts: the catalog's definitions plus the
+// systems able to run each study and workload, and the systems table).
+export type { SiteCatalog, SiteSystem };
+export type Study = SiteStudy;
+export type Workload = SiteWorkload;
 export const recordColumns: string[] = recordSchema.required;
 
 function siteDir(): string {
