@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { repoRoot } from "./harness.ts";
 import type { ResultRecord, RunManifest } from "../../pipeline/schema/types.ts";
+import type { Study } from "../src/lib/data.ts";
 
 // The published files' shapes: the types generated from pipeline/schema/*.schema.json.
 export type { ResultRecord as Rec, RunManifest as Manifest };
@@ -40,12 +41,12 @@ export function featuredRunId(): string | undefined {
 // ---- study-specific pages (analytical = seed 001, mcp-db = seed 000) ----------------------------
 export const manifests = runs;
 const studiesRaw = JSON.parse(readFileSync(path.join(siteDir, "src/generated/studies.json"), "utf8"));
-export const studies: Array<{ name: string; seed: string; systems: string[]; workloads: Array<{ name: string; tool: string; systems: string[]; unsupported?: Record<string, string>; query?: string }> }> = Array.isArray(studiesRaw) ? studiesRaw : studiesRaw.studies;
+export const studies: Study[] = Array.isArray(studiesRaw) ? studiesRaw : studiesRaw.studies;
 export { med as median };
 
 /** Workloads that do not exercise the systems (uses_server: false, e.g. the MCP client ceiling): a run with only their records did not measure the study. */
 function calibrationWorkloads(study: string): Set<string> {
-  const def = studies.find((s) => s.name === study) as { workloads: Array<{ name: string; uses_server?: boolean }> } | undefined;
+  const def = studies.find((s) => s.name === study);
   return new Set((def?.workloads ?? []).filter((w) => w.uses_server === false).map((w) => w.name));
 }
 function runsMeasuring(study: string): Set<string> {

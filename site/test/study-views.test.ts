@@ -77,7 +77,7 @@ function analyticalCells(run: Manifest, variant: string): AnalyticalCell[] {
   for (const [k, g] of groups) {
     const w = byName.get(g.workload)!;
     let status: Status = g.statuses.includes("wrong_answer") ? "wrong_answer" : g.statuses.includes("failed") ? "failed" : g.statuses.includes("ok") ? "ok"
-      : /^unsupported/i.test(g.reason) || (w.unsupported && g.system in w.unsupported) || !w.systems.includes(g.system) ? "unsupported" : "skipped";
+      : /^unsupported/i.test(g.reason) || !w.systems.includes(g.system) ? "unsupported" : "skipped";
     const times = status === "ok" ? records.filter((r) => r.run_id === run.run_id && r.study === "analytical" && r.workload === g.workload && r.system === g.system && r.variant === variant && r.metric === "time_run").map((r) => r.value) : [];
     if (status === "ok" && times.length === 0) status = "failed";
     out.set(k, { workload: g.workload, system: g.system, status, t: times.length ? median(times) : NaN });
