@@ -47,13 +47,17 @@ function load(): Ran {
   try {
     raw = readGenerated("ran.json");
   } catch (e) {
-    // Site data from before publish wrote ran.json: nothing to show, said once on the page.
-    if (/is missing/.test((e as Error).message)) return (ran = { head_cap: 0, texts: {}, cells: [] });
+    // Site data from before publish wrote ran.json: nothing to show (the pages then show no what-ran block).
+    if (/is missing/.test((e as Error).message)) {
+      ran = { head_cap: 0, texts: {}, cells: [] };
+      return ran;
+    }
     throw e;
   }
   const r = raw as Ran;
   if (!r || typeof r !== "object" || !Array.isArray(r.cells) || typeof r.texts !== "object") throw new Error('samebox site: ran.json must be {"head_cap", "texts": {...}, "cells": [...]} as samebox publish writes it');
-  return (ran = r);
+  ran = r;
+  return ran;
 }
 
 // The order files are shown in: how a cell runs (command), then its SQL in execution order.

@@ -37,7 +37,10 @@ export function cellStats(records: ResultRecord[]): CellStat[] {
     if (r.t !== null) continue;
     const key = [r.run_id, r.study, r.workload, r.system, r.variant, r.concurrency, r.metric].join("\u0000");
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
+    if (!g) {
+      g = [];
+      groups.set(key, g);
+    }
     g.push(r);
   }
   return [...groups.values()].map((g) => {

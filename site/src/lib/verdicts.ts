@@ -68,7 +68,7 @@ export const claimsSchema = {
     },
   },
 };
-const validateClaims = new Ajv2020({ allErrors: false, strict: false }).compile(claimsSchema);
+const validateClaims = new Ajv2020({ allErrors: false, strict: false }).compile<ClaimsFile>(claimsSchema);
 
 function repoRoot(): string {
   // Set by astro.config.mjs; the build runs from the repo root otherwise.
@@ -94,11 +94,11 @@ export function loadClaims(study: string): ClaimsFile | undefined {
     throw new Error(`samebox site: ${file} ${e?.instancePath || "(file)"} ${e?.message}; see bench-scripts/studies/CLAIMS.md for the format`);
   }
   const ids = new Set<string>();
-  for (const c of (raw as ClaimsFile).claims) {
+  for (const c of raw.claims) {
     if (ids.has(c.id)) throw new Error(`samebox site: ${file} claim id "${c.id}" appears twice; ids must be unique within a study`);
     ids.add(c.id);
   }
-  return raw as ClaimsFile;
+  return raw;
 }
 
 export type VerdictKind = "reproduces" | "within noise" | "does not reproduce" | "not measured";

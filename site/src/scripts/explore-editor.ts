@@ -8,7 +8,10 @@ export function createEditor(parent: HTMLElement, doc: string, columns: string[]
     parent,
     doc,
     extensions: [
-      keymap.of([{ key: "Mod-Enter", run: () => (run(), true) }]),
+      keymap.of([{ key: "Mod-Enter", run: () => {
+        run();
+        return true;
+      } }]),
       basicSetup,
       sql({ dialect: PostgreSQL, upperCaseKeywords: true, schema: { results: columns, compared_runs: ["run_id", "study"] } }),
       EditorView.contentAttributes.of({ "aria-labelledby": "editor-label" }),

@@ -237,7 +237,7 @@ async function loadYours(file: File) {
   try {
     const { parseRecordFile, MAX_FILE_BYTES, RecordFileError } = await import("../lib/record-check.ts");
     if (file.size > MAX_FILE_BYTES) throw new RecordFileError(`${file.name}: ${file.size} bytes, more than the ${MAX_FILE_BYTES} Explore reads; drop one run's records file`);
-    let rows;
+    let rows: ReturnType<typeof parseRecordFile>;
     try {
       rows = parseRecordFile(file.name, await file.text());
     } catch (e) {

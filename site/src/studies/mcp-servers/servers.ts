@@ -61,7 +61,9 @@ export function serverRows(study: Study, run: RunManifest, records: ResultRecord
 export function ranks(values: Map<string, number>, higherIsBetter: boolean): Map<string, number> {
   const sorted = [...values.entries()].sort((a, b) => (higherIsBetter ? b[1] - a[1] : a[1] - b[1]));
   const out = new Map<string, number>();
-  sorted.forEach(([k, v], i) => out.set(k, i > 0 && sorted[i - 1][1] === v ? out.get(sorted[i - 1][0])! : i + 1));
+  sorted.forEach(([k, v], i) => {
+    out.set(k, i > 0 && sorted[i - 1][1] === v ? out.get(sorted[i - 1][0])! : i + 1);
+  });
   return out;
 }
 
