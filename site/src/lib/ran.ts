@@ -3,27 +3,7 @@
 // texts verbatim, never a re-rendering of a workload definition. A cell whose folder has none of the
 // files contributes nothing, and the page then shows nothing for it rather than a guess.
 import { readGenerated } from "./data.ts";
-
-export interface RanText {
-  bytes: number;
-  head: string; // the first head_cap bytes, cut at a line end (cut = true), else the whole text
-  cut: boolean;
-  file: string; // the whole text, relative to the site root (data/ran/<sha256>.<ext>)
-}
-interface RanCell {
-  run_id: string;
-  study: string;
-  workload: string;
-  system: string;
-  variant: string;
-  concurrency: number;
-  files: Array<{ name: string; text: string; repetitions: number[] }>;
-}
-interface Ran {
-  head_cap: number;
-  texts: Record<string, RanText>;
-  cells: RanCell[];
-}
+import type { Ran, RanText } from "../../../pipeline/publish/publish.ts";
 
 /** Who ran one text: a (system, variant, concurrency) and the repetitions whose folder had it. */
 export interface RanBy {

@@ -2,17 +2,7 @@
 // studies.json "systems"): labels, chart colours, kinds and capabilities come from here, so the site
 // never keys anything by a system's name. A system missing from the table (an old run's system since
 // renamed or removed) gets its name as label and a neutral colour.
-import { readGenerated } from "./data.ts";
-
-export interface SiteSystem {
-  name: string;
-  label: string;
-  kind: "server" | "embedded" | "external";
-  color?: string;
-  capabilities?: string[];
-  capability_notes?: Record<string, string>;
-  sql?: { dialect: string; client: string; load?: string };
-}
+import { readGenerated, type SiteSystem } from "./data.ts";
 
 let table: Map<string, SiteSystem> | undefined;
 
@@ -42,7 +32,7 @@ export function runsAs(name: string): string {
 }
 
 export function hasCapability(name: string, capability: string): boolean {
-  return systemOf(name)?.capabilities?.includes(capability) ?? false;
+  return (systemOf(name)?.capabilities as string[] | undefined)?.includes(capability) ?? false;
 }
 
 /** Colour of unknown systems, in turn (a system.json without `color`, or a system no longer in the table). */

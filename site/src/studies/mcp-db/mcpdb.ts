@@ -14,7 +14,8 @@ export function ceilingVariant(study: Study): string {
   return typeof v === "string" ? v : "trivial";
 }
 
-export type CellStatus = "ok" | "failed" | "skipped" | "wrong_answer";
+// A cell status as the run manifest has it.
+type CellStatus = RunManifest["cells"][number]["status"];
 
 export function splitVariant(variant: string): { server: string; state: string } {
   const i = variant.lastIndexOf("-");

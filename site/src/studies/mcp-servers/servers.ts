@@ -67,7 +67,7 @@ export function ranks(values: Map<string, number>, higherIsBetter: boolean): Map
   return out;
 }
 
-export interface PublishedRow {
+export interface PublishedServerRow {
   system: string;
   version: string;
   rps: number | undefined;
@@ -77,7 +77,7 @@ export interface PublishedRow {
   memMB: number | undefined;
 }
 
-export function publishedRows(records: ResultRecord[], study: string): PublishedRow[] {
+export function publishedRows(records: ResultRecord[], study: string): PublishedServerRow[] {
   const pub = records.filter((r) => r.source === "published" && r.study === study);
   const systems = [...new Set(pub.map((r) => r.system))];
   const get = (s: string, m: string) => pub.find((r) => r.system === s && r.metric === m)?.value;
