@@ -17,15 +17,16 @@ trap 'rm -rf "$tmp"' EXIT
 
 t "tsc --noEmit: zero errors (tsconfig.json: pipeline/, site/src, site/test)" "$bin/tsc" --noEmit -p tsconfig.json --pretty false
 
-# astro check exits non-zero on errors only; its summary line counts errors, warnings and hints.
+# Warnings fail too: astro check's unused-variable warnings stand in for Biome's, which cannot see the
+# template part of an .astro file (biome.json turns those two rules off for .astro).
 astro_check() {
   local out
-  out=$($node "$bin/astro" check 2>&1)
+  out=$($node "$bin/astro" check --minimumFailingSeverity warning 2>&1)
   local rc=$?
-  printf '%s\n' "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -E ' - error |^- [0-9]+ (error|warning)' | head -n 20
+  printf '%s\n' "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -E ' - (error|warning) |^- [0-9]+ (error|warning)' | head -n 20
   return "$rc"
 }
-t "astro check: zero errors" astro_check
+t "astro check: zero errors and zero warnings" astro_check
 
 # One line a finding (file:line rule: message), so the failure shows which files and rules.
 biome_lint() {
