@@ -42,14 +42,11 @@ export type Basis = "same cell" | "same workload, system and variant" | "same wo
 // A time-bound cell with no measured reference lasts its window plus this much tool start-up (an assumption).
 export const WINDOW_OVERHEAD_S = 30;
 
-export interface ReferenceCell {
+export type ReferenceCell = Pick<Cell, "started_at" | "study" | "workload" | "system" | "variant" | "concurrency" | "duration_s"> & {
   run_id: string;
-  started_at: string;
-  study: string; workload: string; system: string; variant: string; concurrency: number;
-  duration_s: number;
   env: Record<string, string>;
   tool: string;
-}
+};
 
 export interface CellEstimate {
   id: string; study: string; system: string; workload: string; variant: string; concurrency: number;

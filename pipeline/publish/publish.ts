@@ -218,12 +218,12 @@ export function rowsToCsv(rows: PublishedRow[]): string {
 // ---- per-cell aggregates: one row per run × study × workload × system × variant × concurrency × metric,
 // over the cell's repetitions (one value each, see perRepetition), with the 95 % Student-t interval.
 
-export interface Aggregate {
-  run_id: string; study: string; workload: string; system: string; system_version: string; variant: string; concurrency: number;
-  metric: string; unit: string; n: number; mean: number; sd: number | null; ci_lo: number | null; ci_hi: number | null;
-  half_width: number | null; rel_half_width: number | null; median: number; min: number; max: number;
-  method: "t" | "none"; profile: string; machine: string; commit: string; config_hash: string; dirty: boolean | ""; cells: string;
-}
+export type Aggregate = Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "variant" | "concurrency" | "metric" | "unit" | "profile" | "machine" | "commit">
+  & Pick<Provenance, "config_hash" | "dirty"> & {
+    n: number; mean: number; sd: number | null; ci_lo: number | null; ci_hi: number | null;
+    half_width: number | null; rel_half_width: number | null; median: number; min: number; max: number;
+    method: "t" | "none"; cells: string;
+  };
 
 const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
 
