@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Suite: the analytical study (seed 001). Parser unit tests on real captured outputs (node:test),
-# pgwire-tp's Go tests against a real PostgreSQL, the workload catalog's consistency, and a tiny
-# real run through the study verbs: a handful of workloads on sqlite, duckdb and postgresql (plus
-# the pgwire path pointed at that PostgreSQL) whose answers must agree across engines, a wrong
+# pgwire-tp's Go tests against a real PostgreSQL, the workload catalog's consistency, every SQL
+# system's client verb, and a tiny real run through the study verbs: a handful of workloads on
+# sqlite, duckdb and postgresql (plus the pgwire path pointed at that PostgreSQL) whose answers
+# must agree across engines, each cell keeping what it ran (SQL, the exact command timed), a wrong
 # answer that must exit 4, unsupported cells that must exit 3, a cold cell and a throughput cell.
 # Starts PostgreSQL in a private state dir on a private port and stops it at the end.
 # Last line: "P passed, F failed".
@@ -52,14 +53,48 @@ assert len(hf) >= 60, f"only {len(hf)} hyperfine workloads"
 cats = {w["category"] for w in hf}
 for c in ["baseline", "micro", "star", "pg-favoured", "parquet", "vector"]:
     assert c in cats, f"no {c} workload"
+# The study asks capabilities and dialects, never system names; a workload says what it needs.
+assert "systems" not in st and "sql" in st["requires"], st.get("requires")
+systems_dir = os.path.join(d, "..", "..", "systems")
+systems = {}
+for n in sorted(os.listdir(systems_dir)):
+    p = os.path.join(systems_dir, n, "system.json")
+    if os.path.exists(p):
+        systems[n] = json.load(open(p))
+runnable = {n: s for n, s in systems.items()
+            if set(st["requires"]) <= set(s["capabilities"]) and s.get("sql", {}).get("dialect") in st["dialects"]}
+assert {"postgresql", "duckdb", "sqlite", "mariadb", "pgwire"} <= set(runnable), sorted(runnable)
+names = set(systems)
 for w in ws:
-    assert set(w["systems"]) <= set(st["systems"]), w["name"]
-    for s, why in w.get("unsupported", {}).items():
-        assert why.strip(), f"{w['name']}: unsupported on {s} without a reason"
-print(len(hf), "hyperfine workloads,", len(ws) - len(hf), "throughput workloads")
+    assert "systems" not in w and "unsupported" not in w, f"{w['name']}: names systems"
+    assert set(w.get("dialects", {})) <= set(st["dialects"]), w["name"]
+    # a system that cannot run it says why (capability_notes), the reason of its skipped cell
+    for n, s in runnable.items():
+        for cap in set(w.get("requires", [])) - set(s["capabilities"]):
+            why = s.get("capability_notes", {}).get(cap, "")
+            assert why.strip(), f"{w['name']}: {n} lacks {cap} without a capability_notes reason"
+# no system's name in the study's code or workload files (those spelt like a dialect or a
+# capability, e.g. postgresql, pgwire, cannot be told apart here and are left out)
+words = set(st["dialects"]) | {c for s in systems.values() for c in s["capabilities"]}
+names = {n for n in names if n not in words}
+assert "mariadb" in names, names
+for root, _, files in os.walk(d):
+    for f in files:
+        if f.endswith((".json", ".sh", ".py")) or f in ("run", "prepare", "cleanup", "install", "versions"):
+            if f in ("study.json", "claims.json"):
+                continue  # documentation of the method, shown on the site
+            text = open(os.path.join(root, f)).read()
+            if f.endswith(".json"):
+                # check.agreed_by is the checksum's provenance (which engines' answers agreed), not a plan
+                doc = json.loads(text)
+                doc.get("check", {}).pop("agreed_by", None)
+                text = json.dumps(doc)
+            for n in names:
+                assert f'"{n}"' not in text and f"'{n}'" not in text and f"== {n}" not in text and f" {n})" not in text, f"{f} names system {n}"
+print(len(hf), "hyperfine workloads,", len(ws) - len(hf), "throughput workloads;", len(runnable), "systems can run the study")
 PY
 }
-t "workload catalog: >= 60 checked workloads, every category, reasons for unsupported cells" catalog_ok
+t "workload catalog: >= 60 checked workloads, every category, no system names, reasons for skipped cells" catalog_ok
 
 # ---- parser unit tests (node:test on real outputs) ------------------------------------------
 out="$(mktemp)"
@@ -79,7 +114,47 @@ pass=$((pass + gp)); fail=$((fail + gf))
 echo "go test pgwire-tp: $gp passed, $gf failed"
 if ! grep -q '^ok' "$out"; then bad "go test pgwire-tp"; tail -n 30 "$out" | sed 's/^/     | /'; fi
 
+# ---- the client verb of every SQL system -------------------------------------------------------
+# client exec|query FILE prints the argv (NUL-separated; leading NAME=VALUE words are environment)
+# that runs FILE on the system; argv[0] after them must be the client binary itself (ELF), not a
+# wrapper script that hyperfine would time with it.
+client_argv_of() { # SYSTEM MODE FILE [DBNAME] -> lines
+  local s="$1"; shift
+  "$systems/$s/client" "$@" | tr '\0' '\n'
+}
+client_verbs_ok() {
+  local s n=0 out rc bin
+  for s in "$systems"/*/; do
+    s="$(basename "$s")"
+    python3 -c 'import json,sys; sys.exit(0 if "sql" in json.load(open(sys.argv[1]))["capabilities"] else 1)' "$systems/$s/system.json" || continue
+    [[ -x "$systems/$s/client" ]] || { echo "$s has capability sql but no client verb"; return 1; }
+    rc=0; out="$("$systems/$s/client" null)" || rc=$?
+    [[ $rc -eq 0 && ( "$out" == '\N' || "$out" == NULL ) ]] || { echo "$s: client null: exit $rc '$out'"; return 1; }
+    rc=0; "$systems/$s/client" bogus /dev/null >/dev/null 2>&1 || rc=$?
+    [[ $rc -eq 2 ]] || { echo "$s: client bogus: exit $rc, want 2"; return 1; }
+    rc=0; out="$(client_argv_of "$s" exec "$SAMEBOX_STATE/x.sql" 2>/dev/null)" || rc=$?
+    if [[ $rc -eq 3 ]]; then echo "  $s: not available here (exit 3)"; continue; fi
+    [[ $rc -eq 0 ]] || { echo "$s: client exec: exit $rc"; return 1; }
+    bin="$(grep -v -m1 -E '^[A-Za-z_][A-Za-z0-9_]*=' <<<"$out")"
+    [[ "$(head -c 4 "$bin" | od -An -c | tr -d ' ')" == '177ELF' ]] || { echo "$s: argv[0] '$bin' is not a native binary"; return 1; }
+    grep -qF "$SAMEBOX_STATE/x.sql" <<<"$out" || { echo "$s: the SQL file is not in the argv"; return 1; }
+    n=$((n + 1))
+  done
+  (( n >= 3 )) || { echo "only $n client verbs could be checked here"; return 1; }
+}
+client_runs_ok() { # the argv, run through env(1) as printed, answers a query on each engine (embedded: DBNAME is a file)
+  local s out db
+  printf 'SELECT 6 * 7, NULL;\n' > "$SAMEBOX_STATE/q.sql"
+  for s in sqlite duckdb postgresql; do
+    db=(); [[ $s == postgresql ]] || db=("$SAMEBOX_STATE/q.$s.db")
+    out="$(client_argv_of "$s" query "$SAMEBOX_STATE/q.sql" "${db[@]}" | tr '\n' '\0' | xargs -0 env)" || { echo "$s: query failed"; return 1; }
+    [[ "$out" == "42"$'\t''\N' ]] || { echo "$s answered '$out', want 42<TAB>\\N"; return 1; }
+  done
+}
+
 # ---- study verbs: prepare -------------------------------------------------------------------
+t "client verbs: argv of a native binary, null spelling, bad mode exits 2" client_verbs_ok
+t "client verbs: sqlite, duckdb, postgresql answer 'SELECT 6 * 7, NULL' as 42<TAB>\\N" client_runs_ok
 for s in postgresql duckdb sqlite pgwire; do t "analytical/prepare $s" "$study/prepare" "$s"; done
 
 # run_ok SYSTEM WORKLOAD [VARIANT]: exit 0, answer matched, hyperfine exported the runs
@@ -94,6 +169,18 @@ assert a["match"] is True and a["checksum"] == a["expected"], a
 h = json.load(open(d + "/hyperfine.json"))["results"]
 assert len(h) == 1 and len(h[0]["times"]) == runs and all(c == 0 for c in h[0]["exit_codes"]), h
 assert all(t > 0 for t in h[0]["times"])
+# what ran stays in the cell: the SQL, the workload file, the exact command hyperfine timed
+for f in ("sql/setup.sql", "sql/batch.sql", "sql/check.sql", "sql/meta.json", "workload.json",
+          "command.json", "command.txt", "check.json", "check.txt"):
+    open(d + "/" + f).close()
+c = json.load(open(d + "/command.json"))
+# hyperfine ran the client binary itself (no wrapper script), as the timed_by line says
+assert open(c["argv"][0], "rb").read(4) == b"\x7fELF", c["argv"][0]
+assert c["timed_by"].startswith("hyperfine ") and f"'--runs' '{runs}'" in c["timed_by"], c["timed_by"]
+assert any(d + "/sql/batch.sql" in a for a in c["argv"]), c["argv"]
+assert all(v == "***" for k, v in c["env"].items() if "PASSWORD" in k or "PWD" in k), c["env"]
+assert "bench:bench@" not in json.dumps(c), "a password in command.json"
+assert open(d + "/command.txt").read().strip() == c["shell"] and '"$CELL_DIR"' in c["shell"], c["shell"]
 PY
 }
 same_answer() { # WORKLOAD: the checksum is identical on every engine that ran it
@@ -123,13 +210,21 @@ cold_ok() {
 }
 t "run postgresql aggregate cold: restart between runs, cache drop recorded" cold_ok
 
-# exit codes: 3 unsupported (one line saying why), 4 wrong answer (both checksums printed)
+# exit codes: 3 unsupported (one line saying why on stdout: the skip reason the pipeline records),
+# 4 wrong answer (both checksums printed)
 expect_3() {
   local o rc=0
-  o="$(CELL_DIR="$cells/x3" "$study/run" "$@" 2>&1)" || rc=$?
-  [[ $rc -eq 3 && "$(wc -l <<<"$o")" -eq 1 && -n "$o" ]] || { echo "exit $rc: $o"; return 1; }
+  o="$(CELL_DIR="$cells/x3" "$study/run" "$@" 2>"$cells/x3.err")" || rc=$?
+  [[ $rc -eq 3 && "$(wc -l <<<"$o")" -eq 1 && -n "$o" ]] || { echo "exit $rc: $o"; cat "$cells/x3.err"; return 1; }
+  echo "  $o"
 }
 t "sqlite pq_aggregate is unsupported (exit 3, one line)" expect_3 sqlite pq_aggregate
+parquet_reason() { # the reason names the capability and the system's capability_notes text
+  local o
+  o="$(CELL_DIR="$cells/x3p" "$study/run" sqlite pq_aggregate 2>/dev/null)"
+  [[ "$o" == *parquet* && "$o" == *"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capability_notes"]["parquet"])' "$systems/sqlite/system.json")"* ]] || { echo "$o"; return 1; }
+}
+t "sqlite pq_aggregate: the reason names parquet and sqlite's capability_notes" parquet_reason
 pgvector_or_3() {
   local have o rc=0
   have="$(PGPASSWORD=bench psql -XAt -h 127.0.0.1 -p "$SAMEBOX_PG_PORT" -U bench -d sbtest \
@@ -157,7 +252,9 @@ t "a wrong answer exits 4, prints both checksums and is not timed" wrong_answer
 bad_args() {
   local o rc=0
   o="$("$study/run" oracle aggregate 2>&1)" || rc=$?
-  [[ $rc -eq 2 && "$o" == *"valid: postgresql duckdb sqlite mariadb pgwire"* ]] || { echo "exit $rc: $o"; return 1; }
+  [[ $rc -eq 2 && "$o" == *"unknown system 'oracle'"* && "$o" == *valid*postgresql* ]] || { echo "exit $rc: $o"; return 1; }
+  for s in duckdb sqlite mariadb pgwire; do [[ "$o" == *"$s"* ]] || { echo "valid list lacks $s: $o"; return 1; }; done
+  [[ "$o" != *mcp-* ]] || { echo "valid list names systems without sql: $o"; return 1; }
   rc=0; o="$("$study/run" sqlite no_such_workload 2>&1)" || rc=$?
   [[ $rc -eq 2 && "$o" == *"valid:"*"aggregate"* ]] || { echo "exit $rc: $o"; return 1; }
   rc=0; o="$(HF_RUNS=1 "$study/run" sqlite noop 2>&1)" || rc=$?

@@ -376,9 +376,12 @@ def validate(dir_):
         for c in wl.get("requires", []):
             if caps is not None and c not in caps:
                 problems.append(f"{fn}: requires unknown capability '{c}'; valid: {caps}")
-        for d in wl.get("dialects", {}):
+        for d, override in wl.get("dialects", {}).items():
             if d not in dialects:
                 problems.append(f"{fn}: dialects: unknown SQL dialect '{d}'; valid: {dialects}")
+            if "requires" in override:
+                # capabilities belong to the whole file (the runner plans by them, never by dialect)
+                problems.append(f"{fn}: dialects.{d}: 'requires' is the file's, not a dialect's")
         if wl.get("tool") == "hyperfine":
             if "query" not in wl and "batch" not in wl:
                 problems.append(f"{fn}: needs 'query' or 'batch'")

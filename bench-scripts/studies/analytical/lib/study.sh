@@ -40,10 +40,12 @@ analytical_use() {
 # client_argv MODE FILE: CLIENT_ARGV (and its exported CLIENT_ENV, CLIENT_NULL) for the system.
 client_argv() { system_client_argv "$1" "$2" ${DB_FILE:+"$DB_FILE"}; }
 
-# sql_exec FILE: run a SQL file for its side effects (setup, loading), output discarded.
+# sql_exec FILE: run a SQL file for its side effects (setup, loading), output discarded. A failure
+# is a failure (exit 1), whatever the client's own exit code (psql exits 3 on a script error,
+# which would read as "not available").
 sql_exec() {
   client_argv exec "$1"
-  "${CLIENT_ARGV[@]}" >/dev/null
+  "${CLIENT_ARGV[@]}" >/dev/null || die "$SYSTEM_NAME: $(basename "$1") failed (client exit $?)"
 }
 
 # write_command FILE.json NAME TIMED_BY ARGV...: the exact command a cell timed or ran, for the
