@@ -50,7 +50,7 @@ export function loadSystem(name: string): SystemDef {
   if ("sysbench_driver" in def) throw new UserError(`${file}: /sysbench_driver was replaced by /drivers/sysbench (and /capabilities must list "sysbench")`);
   assertValid(validateSystem, def, file);
   if (def.name !== name) throw new UserError(`${file}: name '${String(def.name)}' does not match its folder '${name}'`);
-  return { ...def, dir } as SystemDef;
+  return { ...def, dir };
 }
 
 export function studyNames(): string[] {
@@ -79,17 +79,17 @@ export function loadStudy(name: string): StudyDef {
           }
           assertValid(validateWorkload, w, file);
           if (w.name !== f.replace(/\.json$/, "")) throw new UserError(`${file}: name '${String(w.name)}' does not match its file name`);
-          return { ...w, file } as WorkloadDef;
+          return { ...w, file };
         })
     : [];
   // study.json may order its workloads (e.g. the one that grows the tables last); the rest follow by name.
-  const order = Array.isArray(def.workload_order) ? (def.workload_order as string[]) : [];
+  const order = def.workload_order ?? [];
   for (const w of order) {
     if (!workloads.some((x) => x.name === w)) throw new UserError(`${studyFile}: /workload_order: '${w}' is not a workload of study ${name}; valid: ${workloads.map((x) => x.name).join(", ")}`);
   }
   const rank = (w: WorkloadDef) => (order.includes(w.name) ? order.indexOf(w.name) : order.length);
   workloads.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
-  return { ...def, dir, workloads } as StudyDef;
+  return { ...def, dir, workloads };
 }
 
 /** Why SYSTEM cannot run STUDY at all (missing study capability or dialect), or null when it can. */
@@ -131,7 +131,7 @@ export function loadProfile(nameOrPath: string): Profile {
   }
   const p = readJson(file);
   assertValid(validateProfile, p, `profile ${file}`);
-  const profile = p as unknown as Profile;
+  const profile: Profile = p;
   // Cross-check names so a typo in a profile fails before anything runs.
   for (const [study, sp] of Object.entries(profile.studies)) {
     const def = loadStudy(study);

@@ -159,9 +159,9 @@ function sortRecords(records: ResultRecord[]): ResultRecord[] {
 // ---- provenance: every published row names the run's config hash, whether the code was dirty, the
 // cell that produced it and that cell's raw log (served beside the data, linked from the run page).
 
-type ManifestCell = RunManifest["cells"][number];
-// What provenance, logs and what-ran read of a manifest (the site tests' fixtures pass partial ones).
-export type ManifestLike = Pick<RunManifest, "run_id"> & Partial<Pick<RunManifest, "config_hash" | "dirty" | "cells">>;
+// What provenance, logs and what-ran read of a manifest and its cells (tests' fixtures pass just these).
+type ManifestCell = Pick<RunManifest["cells"][number], "id" | "study" | "workload" | "system" | "concurrency" | "variant" | "repetition" | "status" | "log">;
+export type ManifestLike = Pick<RunManifest, "run_id"> & Partial<Pick<RunManifest, "config_hash" | "dirty">> & { cells?: ManifestCell[] };
 
 export interface Provenance { config_hash: string; dirty: boolean | ""; cell: string; log: string }
 export const provenanceColumns = ["config_hash", "dirty", "cell", "log"] as const;

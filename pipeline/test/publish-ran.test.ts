@@ -9,7 +9,7 @@ import { tempDir } from "./helpers.ts";
 import { collectRan, RAN_HEAD_CAP, type ManifestLike } from "../publish/publish.ts";
 
 const cell = (workload: string, system: string, rep: number) => ({
-  id: `analytical.${workload}.${system}.c1.hot.r${rep}`, study: "analytical", workload, system, concurrency: 1, variant: "hot", repetition: rep, status: "ok", log: "",
+  id: `analytical.${workload}.${system}.c1.hot.r${rep}`, study: "analytical", workload, system, concurrency: 1, variant: "hot", repetition: rep, status: "ok" as const, log: "",
 });
 
 test("collectRan keeps each distinct text once, names every repetition that ran it, and cuts long texts safely", () => {
