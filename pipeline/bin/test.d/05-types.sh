@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One set of types, checked: tsc --noEmit (pipeline/ and site/, tsconfig.json), astro check (the .astro
-# files and everything they import), Biome lint (biome.json; lint only, the formatter is off), the
-# generated pipeline/schema/types.ts equal to a fresh generation from the schemas, and no exported type
-# name declared in two files. Needs only `pipeline/bin/setup node` (all tools are devDependencies).
+# One set of types, checked: tsc --noEmit (pipeline/ and site/ with tsconfig.json; pipeline/ again with
+# Node's module resolution, pipeline/tsconfig.json), astro check (the .astro files and everything they
+# import), Biome lint (biome.json; lint only, the formatter is off), the generated pipeline/schema/types.ts
+# equal to a fresh generation from the schemas, and no exported type name declared in two files.
+# Needs only `pipeline/bin/setup node` (every tool is a devDependency).
 # Checks are functions run through t(), which shellcheck cannot follow.
 # shellcheck disable=SC2317
 set -uo pipefail
@@ -16,6 +17,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/samebox-types.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 t "tsc --noEmit: zero errors (tsconfig.json: pipeline/, site/src, site/test)" "$bin/tsc" --noEmit -p tsconfig.json --pretty false
+t "tsc --noEmit: zero errors in pipeline/ with Node's module resolution (pipeline/tsconfig.json)" "$bin/tsc" --noEmit -p pipeline/tsconfig.json --pretty false
 
 # Warnings fail too: astro check's unused-variable warnings stand in for Biome's, which cannot see the
 # template part of an .astro file (biome.json turns those two rules off for .astro).
