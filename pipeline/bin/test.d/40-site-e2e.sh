@@ -3,8 +3,11 @@
 # Pages), serves each build with `astro preview` on 127.0.0.1 and drives it with Debian's Chromium
 # (playwright-core), running the node:test files in site/test/:
 #   1. fixture: synthetic site data from site/test/fixtures/make-site-data.ts (measured + published
-#      rows, a failed cell, a skipped system), so every page feature is exercised;
+#      rows, a failed cell, a skipped system, cell folders with what-ran files in fixture-runs/), so
+#      every page feature is exercised;
 #   2. real: whatever `samebox publish` makes of data/ (the site as it would be deployed).
+# site/test/what-ran.test.ts compares every what-ran file (command.txt, sql/*.sql, args.json) of each
+# study's featured run, read from its cell folder, with what the page shows, byte for byte.
 # Prints "P passed, F failed" as its last line (sum of both phases).
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
