@@ -70,4 +70,26 @@ duplicate_types() {
 }
 t "no exported type name is declared in two files" duplicate_types
 
+# No hand copy of a generated enum: a union of 3 or more string literals in our code that equals one in
+# types.ts (e.g. the cell statuses) must be written as the generated type (RunManifest["cells"][number]["status"]).
+enum_copies() {
+  local files
+  mapfile -t files < <(git ls-files -co --exclude-standard -- 'pipeline/*.ts' 'site/src/*.ts' 'site/src/*.astro' 'site/test/*.ts' | grep -vx 'pipeline/schema/types.ts')
+  # shellcheck disable=SC2016 # JavaScript, not shell: its ${...} are template literals
+  $node --input-type=module -e '
+    import { readFileSync } from "node:fs";
+    const unionRe = /"[^"\n]*"(?:\s*\|\s*"[^"\n]*")+/g;
+    const key = (m) => [...m.matchAll(/"([^"\n]*)"/g)].map((x) => x[1]).sort().join("|");
+    const generated = new Set((readFileSync("pipeline/schema/types.ts", "utf8").match(unionRe) ?? []).map(key).filter((k) => k.split("|").length >= 3));
+    const found = [];
+    for (const f of process.argv.slice(1)) {
+      readFileSync(f, "utf8").split("\n").forEach((line, i) => {
+        for (const m of line.match(unionRe) ?? []) if (generated.has(key(m))) found.push(`${f}:${i + 1}: ${m}`);
+      });
+    }
+    if (found.length) { console.log(["hand copies of enums generated from the schemas:", ...found].join("\n")); process.exitCode = 1; }
+  ' "${files[@]}"
+}
+t "no hand copy of an enum generated from the schemas" enum_copies
+
 finish
