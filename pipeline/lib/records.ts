@@ -27,14 +27,14 @@ export function fromCsv(text: string, fileLabel: string): ResultRecord[] {
   const missing = recordColumns.filter((c) => !rows.columns.includes(c));
   if (missing.length) throw new ParseError(`${fileLabel}: missing column(s) ${missing.join(", ")}; expected header: ${recordColumns.join(",")}`);
   return rows.map((row, i) => {
-    const rec = {
+    const rec: Record<string, unknown> = {
       ...row,
       concurrency: Number(row.concurrency),
       repetition: Number(row.repetition),
       value: Number(row.value),
       t: row.t === "" || row.t === undefined ? null : Number(row.t),
-    } as unknown as ResultRecord;
-    for (const k of Object.keys(rec)) if (!recordColumns.includes(k)) delete (rec as unknown as Record<string, unknown>)[k];
+    };
+    for (const k of Object.keys(rec)) if (!recordColumns.includes(k)) delete rec[k];
     if (!validateRecord(rec)) throw new ParseError(`${fileLabel} line ${i + 2}: ${describeErrors(validateRecord.errors)}`);
     return rec;
   });
@@ -52,6 +52,6 @@ export function fromJsonl(text: string, fileLabel: string): ResultRecord[] {
         throw new ParseError(`${fileLabel} line ${i + 1}: not JSON`);
       }
       if (!validateRecord(rec)) throw new ParseError(`${fileLabel} line ${i + 1}: ${describeErrors(validateRecord.errors)}`);
-      return rec as ResultRecord;
+      return rec;
     });
 }
