@@ -1,5 +1,6 @@
 import type { Measurement } from "../lib/records.ts";
 import { oneOf } from "../lib/errors.ts";
+import type { WorkloadFile } from "../schema/types.ts";
 import * as sysbench from "./sysbench.ts";
 import * as pgbench from "./pgbench.ts";
 import * as hyperfine from "./hyperfine.ts";
@@ -16,8 +17,10 @@ export interface ParseContext {
 }
 export type Parser = (ctx: ParseContext) => Measurement[];
 
-// A workload's "tool" names its parser here. Adding a tool = one parser file + one line.
-export const parsers: Record<string, Parser> = {
+// A workload's "tool" names its parser here. Adding a tool = one parser file + one line, and its name in
+// pipeline/schema/workload.schema.json (then npm run gen-types): the type makes the two lists agree.
+export type Tool = WorkloadFile["tool"];
+export const parsers: Record<Tool, Parser> = {
   sysbench: sysbench.parse,
   pgbench: pgbench.parse,
   hyperfine: hyperfine.parse,
@@ -28,8 +31,9 @@ export const parsers: Record<string, Parser> = {
   "mcp-servers": mcpServers.parse,
 };
 
+const isTool = (tool: string): tool is Tool => Object.hasOwn(parsers, tool);
+
 export function parserFor(tool: string): Parser {
-  const p = parsers[tool];
-  if (!p) throw oneOf("tool", tool, Object.keys(parsers));
-  return p;
+  if (!isTool(tool)) throw oneOf("tool", tool, Object.keys(parsers));
+  return parsers[tool];
 }
