@@ -16,7 +16,8 @@ export const CPU_PARTS = [
   { metric: "loadgen_cpu_per_1k_calls", label: "load generator" },
 ] as const;
 
-export type Status = "ok" | "failed" | "skipped" | "wrong_answer";
+// A cell status as the run manifest has it.
+export type Status = RunManifest["cells"][number]["status"];
 
 export interface ServerRow {
   system: string; // mcp-<impl>
