@@ -162,6 +162,12 @@ function tail(text: string, lines = 3): string {
   return text.trim().split("\n").slice(-lines).join(" | ").slice(0, 500);
 }
 
+// The contract: a verb exiting 3 prints its one-line reason last on stdout (and a copy, prefixed, on
+// stderr for a person watching); stderr's last line is the fallback for verbs that print only there.
+function unavailableReason(r: { stdout: string; stderr: string }): string {
+  return tail(r.stdout, 1) || tail(r.stderr, 1);
+}
+
 interface SystemState { def: SystemDef; version: string; env: Record<string, string>; pids: number[]; config: Record<string, string> }
 
 // A visit: one system started, the cells of one repetition of every selected study run on it, the
@@ -331,7 +337,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
       progress.note(`${system}: install`);
       const r = await runVerb(path.join(def.dir, "install"), [], { timeoutS: 1800, ...verbLog(`${system}.install`) });
       if (r.code === EXIT_UNAVAILABLE) {
-        const why = tail(r.stdout + r.stderr, 1) || "not available on this machine";
+        const why = unavailableReason(r) || "not available on this machine";
         markCells((c) => c.system === system, "skipped", `${system} not available here: ${why}`, `logs/${system}.install.err`, r.code);
         Object.assign(systemsOut[system], { status: "skipped", reason: why });
       } else if (r.code !== 0) {
@@ -353,7 +359,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
       const entry: (typeof installsOut)[string] = { status: "ok", reason: "", log: `logs/${logName}.err`, seconds: Math.round(r.seconds * 10) / 10 };
       if (r.code === EXIT_UNAVAILABLE) {
         entry.status = "skipped";
-        entry.reason = tail(r.stdout + r.stderr, 1) || "not available on this machine";
+        entry.reason = unavailableReason(r) || "not available on this machine";
         markCells(ofStudy, "skipped", `${studyName} tools not available here: ${entry.reason}`, entry.log, r.code);
       } else if (r.code !== 0) {
         entry.status = "failed";
@@ -399,7 +405,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
       const s = await runVerb(verb("start"), [], { timeoutS: 300, ...verbLog(`${tag}.start`) });
       started = true;
       if (s.code === EXIT_UNAVAILABLE) {
-        const why = tail(s.stdout + s.stderr, 1) || "not available on this machine";
+        const why = unavailableReason(s) || "not available on this machine";
         markCells((c) => c.system === system, "skipped", `${system} not available here: ${why}`, `logs/${tag}.start.err`, s.code);
         Object.assign(systemsOut[system], { status: "skipped", reason: why });
         continue;
@@ -482,7 +488,7 @@ export async function runSuite(opts: RunOptions, log: (s: string) => void = (s) 
           } else if (r.code === EXIT_WRONG_ANSWER) {
             Object.assign(cell, { status: "wrong_answer", reason: tail(r.stdout + r.stderr) || "result checksum mismatch" });
           } else if (r.code === EXIT_UNAVAILABLE) {
-            Object.assign(cell, { status: "skipped", reason: tail(r.stdout + r.stderr, 1) || "not supported" });
+            Object.assign(cell, { status: "skipped", reason: unavailableReason(r) || "not supported" });
           } else {
             Object.assign(cell, { status: "failed", reason: r.timedOut ? `timed out after ${timeoutS}s` : `exited ${r.code}: ${tail(r.stderr)}` });
           }
