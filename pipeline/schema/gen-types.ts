@@ -16,6 +16,7 @@ const typeNames: Record<string, string> = {
   "manifest.schema.json": "RunManifest",
   "profile.schema.json": "Profile",
   "study.schema.json": "StudyFile",
+  "claims.schema.json": "ClaimsFile",
   "system.schema.json": "SystemFile",
   "workload.schema.json": "WorkloadFile",
 };

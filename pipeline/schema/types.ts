@@ -2,6 +2,49 @@
 // Regenerate after changing a schema: npm run gen-types (the 05-types test suite fails when stale).
 // An object type has an index signature only where its schema says additionalProperties.
 
+// ---- claims.schema.json
+
+/**
+ * samebox claims (bench-scripts/studies/<study>/claims.json)
+ *
+ * The seed's published claims a study checks: each compares two systems (a and b) on one workload and metric; the site's "Does it reproduce?" page computes our ratio and its verdict (bench-scripts/studies/CLAIMS.md).
+ */
+export interface ClaimsFile {
+  seed: string;
+  source: string;
+  claims: Claim[];
+}
+export interface Claim {
+  id: string;
+  claim: string;
+  quote?: string;
+  /**
+   * "*" pools every workload of the run (machine-level metrics such as idle memory)
+   */
+  workload: string;
+  metric: string;
+  better: "higher" | "lower";
+  a: ClaimSide;
+  b: ClaimSide;
+  published: {
+    [k: string]: unknown;
+  } & {
+    a?: number;
+    b?: number;
+    ratio?: number;
+  };
+  holds_if: {
+    min?: number;
+    max?: number;
+  };
+  note?: string;
+}
+export interface ClaimSide {
+  system: string;
+  variant?: string;
+  concurrency?: number;
+}
+
 // ---- manifest.schema.json
 
 /**

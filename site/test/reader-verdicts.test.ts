@@ -9,13 +9,12 @@ import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, repoRoot, type Preview } from "./harness.ts";
 import { records, studies, featuredRunOf, type Rec } from "./expectations.ts";
 import { interval95, perRepetition } from "../../pipeline/lib/stats.ts";
+import type { Claim, ClaimSide as Side } from "../../pipeline/schema/types.ts";
 
 let preview: Preview;
 let browser: Browser;
 let page: Page;
 
-interface Side { system: string; variant?: string; concurrency?: number }
-interface Claim { id: string; workload: string; metric: string; better: "higher" | "lower"; a: Side; b: Side; published: { a?: number; b?: number; ratio?: number }; holds_if: { min?: number; max?: number } }
 const claimsOf = (study: string): Claim[] | undefined => {
   const f = path.join(repoRoot, "bench-scripts/studies", study, "claims.json");
   return existsSync(f) ? JSON.parse(readFileSync(f, "utf8")).claims : undefined;

@@ -6,68 +6,11 @@ import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
 import { cellStats, featuredRun, pooledBySystem, interval95, type CellStat, type Interval95 } from "./stats.ts";
+import claimsSchema from "../../../pipeline/schema/claims.schema.json";
+import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
-export interface ClaimSide {
-  system: string;
-  variant?: string;
-  concurrency?: number;
-}
-export interface Claim {
-  id: string;
-  claim: string;
-  quote?: string;
-  workload: string; // "*" pools every workload of the run (machine-level metrics such as idle memory)
-  metric: string;
-  better: "higher" | "lower";
-  a: ClaimSide;
-  b: ClaimSide;
-  published: { a?: number; b?: number; ratio?: number };
-  holds_if: { min?: number; max?: number };
-  note?: string;
-}
-export interface ClaimsFile {
-  seed: string;
-  source: string;
-  claims: Claim[];
-}
-
-const side = { type: "object", required: ["system"], additionalProperties: false, properties: { system: { type: "string", minLength: 1 }, variant: { type: "string" }, concurrency: { type: "integer", minimum: 0 } } };
-export const claimsSchema = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  required: ["seed", "source", "claims"],
-  additionalProperties: false,
-  properties: {
-    seed: { type: "string", pattern: "^\\d{3}$" },
-    source: { type: "string", minLength: 1 },
-    claims: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["id", "claim", "workload", "metric", "better", "a", "b", "published", "holds_if"],
-        additionalProperties: false,
-        properties: {
-          id: { type: "string", pattern: "^[a-z0-9][a-z0-9-]*$" },
-          claim: { type: "string", minLength: 1 },
-          quote: { type: "string" },
-          workload: { type: "string", minLength: 1 },
-          metric: { type: "string", minLength: 1 },
-          better: { enum: ["higher", "lower"] },
-          a: side,
-          b: side,
-          published: {
-            type: "object",
-            additionalProperties: false,
-            properties: { a: { type: "number", exclusiveMinimum: 0 }, b: { type: "number", exclusiveMinimum: 0 }, ratio: { type: "number", exclusiveMinimum: 0 } },
-            oneOf: [{ required: ["a", "b"] }, { required: ["ratio"] }],
-          },
-          holds_if: { type: "object", additionalProperties: false, minProperties: 1, properties: { min: { type: "number" }, max: { type: "number" } } },
-          note: { type: "string" },
-        },
-      },
-    },
-  },
-};
+// claims.json's shape and schema: pipeline/schema/claims.schema.json and its generated types.
+export type { Claim, ClaimSide, ClaimsFile };
 const validateClaims = new Ajv2020({ allErrors: false, strict: false }).compile<ClaimsFile>(claimsSchema);
 
 function repoRoot(): string {
