@@ -6,6 +6,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
 # shellcheck source=../../lib/toolchains.sh
 . "$BENCH_SCRIPTS_DIR/lib/toolchains.sh"
+# shellcheck source=../../lib/system.sh
+. "$BENCH_SCRIPTS_DIR/lib/system.sh"
 
 MCPS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MCPS_STATE="$SAMEBOX_STATE/mcp-servers"
@@ -26,14 +28,14 @@ REDIS_DIR="$MCPS_STATE/redis"
 API_DIR="$MCPS_STATE/api-service"
 export PATH="/usr/local/go/bin:$PATH"
 
-# The study's servers, from study.json (one name per line).
-mcps_systems() { json_get "$MCPS_DIR/study.json" systems; }
+# The study's servers: every system whose system.json meets study.json's `requires` (capability
+# mcp-server), asked of the systems (lib/system.sh), never listed here; one name a line.
+mcps_systems() { system_names_for "$MCPS_DIR/study.json"; }
 
 mcps_require_system() {
   local s="${1:-}"
   if ! list_contains "$(mcps_systems)" "$s"; then
-    log "error: unknown server '$s' (valid: $(mcps_systems | tr '\n' ' ' | sed 's/ $//'))"
-    exit 2
+    bad_input "unknown server '$s' (valid: $(mcps_systems | paste -sd' ' -))"
   fi
 }
 
@@ -76,12 +78,7 @@ mcps_build_deps() {
   mcps_go_build "$MCPS_DIR/seeder" seeder
 }
 
-pidfile_pid() {
-  [[ -f "$1" ]] || return 0
-  local pid; pid="$(tr -dc '0-9' < "$1")"
-  if pid_alive "$pid"; then printf '%s\n' "$pid"; fi
-  return 0
-}
+# pidfile_pid comes from lib/common.sh (one copy for every study)
 redis_pid() { pidfile_pid "$REDIS_DIR/redis.pid"; }
 api_pid() { pidfile_pid "$API_DIR/api-service.pid"; }
 
