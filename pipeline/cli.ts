@@ -97,7 +97,10 @@ program
   .action(async () => {
     const r = await publish();
     for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
-    process.stdout.write(`published ${r.records} records from ${r.runs} runs and data/published; changed: ${r.changed.length ? r.changed.join(", ") : "nothing"}\n`);
+    // name a few changed files, count the rest: a first publish changes thousands (raw outputs, what-ran texts)
+    const shown = r.changed.slice(0, 8).join(", ");
+    const more = r.changed.length > 8 ? ` and ${r.changed.length - 8} more` : "";
+    process.stdout.write(`published ${r.records} records from ${r.runs} runs and data/published; changed: ${r.changed.length ? shown + more : "nothing"}\n`);
   });
 
 program
