@@ -1,6 +1,10 @@
 locals {
   # The single list of valid inputs, shared with the workflow's validation.
-  allowed = jsondecode(file("${path.module}/../allowed.json"))
+  # allowed.json plus the systems: every folder of bench-scripts/systems with a system.json (a system is
+  # one folder, so adding one needs no edit here; validate_inputs.py derives the same list).
+  allowed = merge(jsondecode(file("${path.module}/../allowed.json")), {
+    systems = sort([for f in fileset("${path.module}/../../bench-scripts/systems", "*/system.json") : dirname(f)])
+  })
 }
 
 variable "region" {
@@ -89,7 +93,7 @@ variable "systems" {
 
   validation {
     condition     = length(var.systems) > 0 && alltrue([for s in var.systems : contains(local.allowed.systems, s)])
-    error_message = "systems must be a non-empty list drawn from terraform/allowed.json's systems."
+    error_message = "systems must be a non-empty list of folders of bench-scripts/systems (each with a system.json)."
   }
 }
 

@@ -17,14 +17,23 @@ from pathlib import Path
 
 ALLOWED_FILE = Path(__file__).resolve().parent.parent / "allowed.json"
 PROFILES_DIR = Path(__file__).resolve().parents[2] / "pipeline" / "profiles"
+SYSTEMS_DIR = Path(__file__).resolve().parents[2] / "bench-scripts" / "systems"
+SYSTEM_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
 class InputError(ValueError):
     pass
 
 
+def system_names(systems_dir: Path = SYSTEMS_DIR) -> list[str]:
+    """The systems are the folders with a system.json (a system is one folder), names of the safe shape only."""
+    return sorted(p.parent.name for p in systems_dir.glob("*/system.json") if SYSTEM_NAME.match(p.parent.name))
+
+
 def load_allowed(path: Path = ALLOWED_FILE) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    allowed = json.loads(path.read_text(encoding="utf-8"))
+    allowed["systems"] = system_names()
+    return allowed
 
 
 def split_list(raw: str) -> list[str]:

@@ -152,6 +152,16 @@ run "empty_region_is_rejected" {
   expect_failures = [var.region]
 }
 
+# the valid systems are the folders of bench-scripts/systems (a system is one folder): one that is
+# not a folder is refused, the real folders of the default variables above are accepted
+run "unknown_system_is_rejected" {
+  command = plan
+  variables {
+    systems = ["postgresql", "oracle"]
+  }
+  expect_failures = [var.systems]
+}
+
 run "unknown_study_is_rejected" {
   command = plan
   variables {
