@@ -38,7 +38,7 @@ t "go vet studies/mcp-servers/seeder" bash -c "cd $study/seeder && go vet ./..."
 
 # 3. Bad input.
 err=$(bash "$study/run" mcp-cobol closed_loop 2>&1); rc=$?
-[[ $rc -eq 2 && "$err" == *"unknown server 'mcp-cobol'"*"valid: mcp-rust mcp-go"* ]] && ok "unknown server: exit 2 listing the valid ones" || bad "unknown server: exit $rc: $err"
+[[ $rc -eq 2 && "$err" == *"unknown server 'mcp-cobol'"*"valid: "*"mcp-go"*"mcp-rust"* ]] && ok "unknown server: exit 2 listing the valid ones" || bad "unknown server: exit $rc: $err"
 err=$(bash "$study/prepare" mcp-cobol 2>&1); rc=$?
 [[ $rc -eq 2 && "$err" == *"valid: "*"mcp-python"* ]] && ok "prepare: unknown server exit 2" || bad "prepare unknown server: exit $rc: $err"
 err=$(bash "$study/run" mcp-go no_such_workload 2>&1); rc=$?
