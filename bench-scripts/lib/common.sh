@@ -177,25 +177,9 @@ list_contains() { [[ $'\n'"$1"$'\n' == *$'\n'"$2"$'\n'* ]]; }
 in_list() { local x="$1" y; shift; for y in "$@"; do [[ "$x" == "$y" ]] && return 0; done; return 1; }
 
 # json_get FILE KEY: print a top-level value of a JSON file (arrays one item a line).
-json_get() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-path, key = sys.argv[1], sys.argv[2]
-with open(path) as f:
-    doc = json.load(f)
-value = doc.get(key)
-if value is None:
-    sys.exit(0)
-if isinstance(value, list):
-    print("\n".join(str(v) for v in value))
-elif isinstance(value, bool):
-    print("true" if value else "false")
-else:
-    print(value)
-PY
-}
+json_get() { json_path "$1" "$2"; }   # a top-level key is a one-part path
 
-# json_path FILE DOTTED.PATH: like json_get, for a nested value (e.g. sql.dialect,
+# json_path FILE DOTTED.PATH: a value by its dotted path, at any depth (e.g. sql.dialect,
 # drivers.go); objects print as JSON, a missing key prints nothing.
 json_path() {
   python3 - "$1" "$2" <<'PY'
