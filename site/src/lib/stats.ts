@@ -11,16 +11,8 @@ export function median(values: number[]): number {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-export interface CellStat {
-  run_id: string;
-  study: string;
-  workload: string;
-  system: string;
-  system_version: string;
-  variant: string;
-  concurrency: number;
-  metric: string;
-  unit: string;
+// A cell's identity and unit are the records' own fields (the generated ResultRecord), not a copy of them.
+export interface CellStat extends Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "variant" | "concurrency" | "metric" | "unit"> {
   n: number;
   median: number;
   min: number;
