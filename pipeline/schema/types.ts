@@ -4,17 +4,7 @@
 
 // ---- claims.schema.json
 
-/**
- * samebox claims (bench-scripts/studies/<study>/claims.json)
- *
- * The seed's published claims a study checks: each compares two systems (a and b) on one workload and metric; the site's "Does it reproduce?" page computes our ratio and its verdict (bench-scripts/studies/CLAIMS.md).
- */
-export interface ClaimsFile {
-  seed: string;
-  source: string;
-  claims: Claim[];
-}
-export interface Claim {
+export type Claim = {
   id: string;
   claim: string;
   quote?: string;
@@ -33,16 +23,43 @@ export interface Claim {
     b?: number;
     ratio?: number;
   };
-  holds_if: {
-    min?: number;
-    max?: number;
-  };
+  /**
+   * What the seed claims about the oriented ratio r (how many times better a is than b): "ordering": a beats b (holds when r > 1; a tie when r is within the tie margin of 1); "size": r is about size.ratio (holds within size.tolerance); "threshold": r is at least threshold.min and/or at most threshold.max
+   */
+  kind: "ordering" | "size" | "threshold";
+  size?: ClaimSize;
+  threshold?: ClaimThreshold;
   note?: string;
+};
+
+/**
+ * samebox claims (bench-scripts/studies/<study>/claims.json)
+ *
+ * The seed's published claims a study checks: each compares two systems (a and b) on one workload and metric; the site's "Does it reproduce?" page computes our ratio, its interval and its verdict (pipeline/lib/verdicts.ts) (bench-scripts/studies/CLAIMS.md).
+ */
+export interface ClaimsFile {
+  seed: string;
+  source: string;
+  claims: Claim[];
 }
 export interface ClaimSide {
   system: string;
   variant?: string;
   concurrency?: number;
+}
+/**
+ * kind "size": the claim holds when the ratio's whole interval lies within [ratio/(1+tolerance), ratio*(1+tolerance)]; the note says why this tolerance fits the seed's wording
+ */
+export interface ClaimSize {
+  ratio: number;
+  tolerance: number;
+}
+/**
+ * kind "threshold": the claim holds when the ratio's whole interval lies at or above min and at or below max
+ */
+export interface ClaimThreshold {
+  min?: number;
+  max?: number;
 }
 
 // ---- manifest.schema.json
@@ -123,10 +140,10 @@ export interface RunManifest {
     };
   };
   /**
-   * the order cells ran in: repetition by repetition, systems shuffled with a seeded generator in each repetition (visits)
+   * the order cells ran in: repetition by repetition (visits); seeded-shuffle (older runs): systems shuffled anew in each repetition; seeded-rotation: one seeded permutation rotated by one place per repetition, so each system runs first equally often
    */
   order?: {
-    method: "seeded-shuffle";
+    method: "seeded-shuffle" | "seeded-rotation";
     seed: number;
     servers_between_visits: "stopped";
     prepare?: string;
@@ -161,7 +178,10 @@ export interface RunManifest {
     concurrency: number;
     variant: string;
     repetition: number;
-    status: "ok" | "failed" | "skipped" | "wrong_answer";
+    /**
+     * noisy: measured, but the noise guard found other work on the machine during the cell in every attempt; kept, excluded from verdicts and rankings
+     */
+    status: "ok" | "failed" | "skipped" | "wrong_answer" | "noisy";
     exit_code: number | null;
     reason: string;
     log: string;
@@ -173,12 +193,112 @@ export interface RunManifest {
      * interval that mem_load and cpu_util cover: the tool's measured run (marked by the run verb) or the whole cell
      */
     resource_window?: "measured" | "whole-cell";
+    /**
+     * the noise guard's samples through the cell (pipeline/runner/noise.ts): CPU used outside the cell's process trees, steal and load; one entry per attempt, the last is the kept one
+     */
+    noise?: {
+      outside_cpu_pct?: number;
+      outside_cpu_pct_max?: number;
+      steal_pct?: number;
+      load1_start?: number;
+      load1_max?: number;
+      samples?: number;
+      seconds?: number;
+      top_outside?: string[];
+      disturbed: boolean;
+      reason: string;
+      /**
+       * how many times the cell ran (re-runs of disturbed attempts; their folders are kept as <cell>.noisy-<n>)
+       */
+      attempts?: number;
+    };
   }[];
   summary: {
     ok: number;
     failed: number;
     skipped: number;
     wrong_answer: number;
+    noisy?: number;
+  };
+  /**
+   * the process writing this run (a running manifest whose runner is gone was interrupted: samebox run --resume)
+   */
+  runner?: {
+    pid: number;
+    host: string;
+    boot_id?: string;
+  };
+  interrupted_reason?: string;
+  /**
+   * the options the run was planned with, so --resume plans the same cells
+   */
+  plan_options?: {
+    profile?: string;
+    studies?: string[];
+    systems?: string[];
+    workloads?: string[];
+    repetitions?: number;
+    order_seed?: number;
+    noise_guard?: "strict" | "warn" | "off";
+    no_sequential?: boolean;
+  };
+  /**
+   * the noise guard's mode and thresholds, and the machine's state before the run
+   */
+  noise_guard?: {
+    mode: "strict" | "warn" | "off";
+    outside_cpu_pct?: number;
+    steal_pct?: number;
+    max_attempts?: number;
+    before_run?: {
+      busy?: boolean;
+      outside_cpu_pct?: number;
+      reason?: string;
+    };
+    /**
+     * cell attempts found disturbed
+     */
+    flagged?: number;
+    reruns?: number;
+    /**
+     * cells still disturbed after every attempt
+     */
+    noisy?: number;
+  };
+  /**
+   * each time the run was continued with samebox run --resume
+   */
+  resumed?: {
+    at: string;
+    pending: number;
+    reason?: string;
+  }[];
+  /**
+   * claim-driven repetitions per study: after the base repetitions every claim is judged; undecided claims get more paired repetitions of just their cells until decided or the budget is spent
+   */
+  sequential?: {
+    [k: string]: {
+      min_repetitions: number;
+      max_repetitions: number;
+      budget_s: number;
+      spent_s?: number;
+      looks?: number;
+      method?: string;
+      /**
+       * why no more repetitions were added
+       */
+      stopped: string;
+      repetitions_added?: number;
+      claims?: {
+        id: string;
+        verdict: string;
+        n: number;
+        ratio?: number | null;
+        lo?: number | null;
+        hi?: number | null;
+        why?: string;
+      }[];
+    };
   };
 }
 
@@ -211,8 +331,17 @@ export interface Profile {
       env: {
         [k: string]: string | number;
       };
+      sequential?: SequentialSettings;
     };
   };
+  sequential?: SequentialSettings;
+}
+/**
+ * claim-driven repetitions: after the base repetitions, undecided claims get more paired repetitions of just their cells, up to max_repetitions, within budget_s seconds per study
+ */
+export interface SequentialSettings {
+  max_repetitions: number;
+  budget_s: number;
 }
 
 // ---- record.schema.json
