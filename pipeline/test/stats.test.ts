@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { beyondNoise, interval95, median, percentileFromBuckets, percentileSorted, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
+import { beyondNoise, interval95, median, percentileFromBuckets, percentileSorted, perRepetition, relativeHalfWidth, tCdf, tQuantile } from "../lib/stats.ts";
 
 test("nearest-rank percentiles return observed values", () => {
   const v = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -39,4 +39,18 @@ test("intervals are over repetitions: a tool's several values per repetition cou
   assert.equal(beyondNoise(interval95([10, 11, 12]), interval95([20, 21, 22])), true);
   assert.equal(beyondNoise(interval95([10, 15, 20]), interval95([14, 18, 22])), false);
   assert.equal(beyondNoise(interval95([10]), interval95([20, 21])), undefined);
+});
+
+test("Student-t quantiles equal table values at any level (incomplete beta + bisection)", () => {
+  // Two-sided table values (e.g. NIST/SEMATECH e-Handbook, Table 1.3.6.7.2), 6 decimals.
+  const table: Array<[number, number, number]> = [
+    [0.975, 1, 12.706205], [0.975, 2, 4.302653], [0.975, 4, 2.776445], [0.975, 30, 2.042272], [0.95, 10, 1.812461],
+    [0.995, 9, 3.249836], [0.995, 4, 4.604095], [0.9995, 3, 12.923979], [0.99, 10, 2.763769], [0.995, 1, 63.656741],
+  ];
+  for (const [p, df, want] of table) assert.ok(Math.abs(tQuantile(p, df) - want) < 2e-5, `t(${p}, ${df}) = ${tQuantile(p, df)}, table ${want}`);
+  assert.equal(tQuantile(0.5, 7), 0);
+  assert.ok(Math.abs(tQuantile(0.025, 4) + 2.776445) < 2e-5);
+  assert.ok(Math.abs(tQuantile(0.975, 1e6) - 1.959964) < 1e-4, "large df tends to the normal");
+  assert.ok(Math.abs(tCdf(tQuantile(0.99375, 7), 7) - 0.99375) < 1e-10, "the quantile inverts the CDF");
+  assert.ok(Number.isNaN(tQuantile(1, 3)));
 });

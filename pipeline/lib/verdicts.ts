@@ -1,0 +1,238 @@
+// Verdicts of the seeds' claims (bench-scripts/studies/<study>/claims.json, bench-scripts/studies/CLAIMS.md):
+// pure functions, no file system and no site imports. The site judges each claim from one run with them,
+// and the runner calls judgeClaim in its sequential loop (a look after the 5th repetition and after each
+// added one, up to `looks` looks) to stop once every claim is decided.
+//
+// Method. In each repetition r the claim's two cells give a_r and b_r; d_r = ln(a_r / b_r), oriented by
+// `better` (ln(b_r / a_r) when lower is better), is the log of "how many times better a is than b" in that
+// repetition. Pairing by repetition cancels what a repetition shares (machine state, the order's drift).
+// The Student-t interval of the mean of d_r, exponentiated, is the interval of the geometric-mean ratio:
+// Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM 2013 (ratios of execution times,
+// repetitions as the unit of replication); Georges, Buytaert & Eeckhout, "Statistically rigorous Java
+// performance evaluation", OOPSLA 2007 (Student t over few independent runs). On the log scale the
+// interval is symmetric and its exponential never reaches 0 (the division of opposite interval ends it
+// replaces went to 0×–∞ whenever a low end reached 0).
+//
+// Repeated looks. A sequential loop that looks after every repetition and stops at the first decision
+// would, at a fixed 5 % per look, be wrong more often than 5 %. Bonferroni alpha-spending keeps the
+// family-wise error at most alpha: each of `looks` looks uses a two-sided level alpha / looks.
+import type { Claim, ClaimSide, ResultRecord } from "../schema/types.ts";
+import { tQuantile } from "./stats.ts";
+
+export type Verdict = "reproduces" | "does not reproduce" | "tie" | "undecided" | "not measured";
+/** Every verdict, in the order pages list them. */
+export const VERDICTS: readonly Verdict[] = ["reproduces", "does not reproduce", "tie", "undecided", "not measured"];
+
+/** Raw metric values of side a and b in one repetition. */
+export interface PairedSample {
+  repetition: number;
+  a: number;
+  b: number;
+}
+
+/** Which cells a side of a claim needs ("*" workload = every workload). */
+export interface SideSelector {
+  workload: string;
+  system: string;
+  variant?: string;
+  concurrency?: number;
+  metric: string;
+}
+
+export interface ClaimJudgement {
+  verdict: Verdict;
+  /** One readable sentence. */
+  why: string;
+  /** Paired repetitions judged. */
+  n: number;
+  /** Geometric mean of the oriented per-repetition ratios (how many times better a is than b). */
+  ratio?: number;
+  /** The ratio's interval at the level of one look (shown only from minRepetitions on). */
+  lo?: number;
+  hi?: number;
+  /** hi / ratio - 1 (= ratio / lo - 1): the interval's relative half-width. */
+  relHalfWidth?: number;
+  /** Undecided: about how many more paired repetitions would decide (n·(hw/needed)² − n, rounded up). */
+  moreRepetitions?: number;
+}
+
+export interface JudgeOptions {
+  /** Family-wise error over all looks, two-sided; default 0.05. */
+  alpha?: number;
+  /** Looks the runner may take (Bonferroni: each look at alpha / looks); default 1. */
+  looks?: number;
+  /** Below this many paired repetitions no interval is shown and the claim is undecided; default 5. */
+  minRepetitions?: number;
+  /** Ordering claims: an interval within [1/(1+m), 1+m] is a tie; default 0.05. */
+  tieMargin?: number;
+}
+
+export const DEFAULT_JUDGE_OPTIONS: Required<JudgeOptions> = { alpha: 0.05, looks: 1, minRepetitions: 5, tieMargin: 0.05 };
+
+/** The cells a claim needs: its workload and metric, each side's system (and variant/concurrency when pinned). */
+export function claimSides(claim: Claim): { a: SideSelector; b: SideSelector } {
+  const side = (s: ClaimSide): SideSelector => ({
+    workload: claim.workload,
+    system: s.system,
+    ...(s.variant !== undefined ? { variant: s.variant } : {}),
+    ...(s.concurrency !== undefined ? { concurrency: s.concurrency } : {}),
+    metric: claim.metric,
+  });
+  return { a: side(claim.a), b: side(claim.b) };
+}
+
+function matchesSide(r: ResultRecord, s: SideSelector): boolean {
+  return r.t === null && r.metric === s.metric && r.system === s.system && (s.workload === "*" || r.workload === s.workload)
+    && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency);
+}
+
+const mean = (v: number[]): number => v.reduce((s, x) => s + x, 0) / v.length;
+
+function group<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const x of xs) {
+    const k = key(x);
+    const g = m.get(k);
+    if (g) g.push(x);
+    else m.set(k, [x]);
+  }
+  return m;
+}
+
+/** Per repetition, the mean of a side's values (a tool's several values of the metric in one repetition count once). */
+function byRepetition(rs: ResultRecord[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [, g] of group(rs, (r) => String(r.repetition))) out.set(g[0].repetition, mean(g.map((r) => r.value)));
+  return out;
+}
+
+/**
+ * Pairs a and b by repetition within ONE run's measured records (the caller filters the run and leaves out
+ * noisy cells). A repetition with several values of the metric (hyperfine's time_run) contributes their
+ * mean. Workload "*": per repetition, the mean over the workloads both sides measured in that repetition
+ * (never pooling samples across repetitions). When the claim does not pin them, the cell of each side is
+ * the highest concurrency both sides ran, then the first variant by name.
+ */
+export function pairedSamples(records: ResultRecord[], claim: Claim): PairedSample[] {
+  const { a: sa, b: sb } = claimSides(claim);
+  const ra = records.filter((r) => matchesSide(r, sa));
+  const rb = records.filter((r) => matchesSide(r, sb));
+  const pairs: PairedSample[] = [];
+  if (claim.workload === "*") {
+    // per repetition and workload, each side's mean; then per repetition the mean over the shared workloads
+    const cell = (rs: ResultRecord[]) => {
+      const m = new Map<number, Map<string, number>>();
+      for (const [, g] of group(rs, (r) => `${r.repetition}\u0000${r.workload}`)) {
+        const byW = m.get(g[0].repetition) ?? m.set(g[0].repetition, new Map()).get(g[0].repetition)!;
+        byW.set(g[0].workload, mean(g.map((r) => r.value)));
+      }
+      return m;
+    };
+    const ca = cell(ra);
+    const cb = cell(rb);
+    for (const [rep, wa] of [...ca.entries()].sort((x, y) => x[0] - y[0])) {
+      const wb = cb.get(rep);
+      if (!wb) continue;
+      const shared = [...wa.keys()].filter((w) => wb.has(w));
+      if (shared.length === 0) continue;
+      pairs.push({ repetition: rep, a: mean(shared.map((w) => wa.get(w)!)), b: mean(shared.map((w) => wb.get(w)!)) });
+    }
+    return pairs;
+  }
+  const concs = (rs: ResultRecord[]) => new Set(rs.map((r) => r.concurrency));
+  const cb = concs(rb);
+  const common = [...concs(ra)].filter((k) => cb.has(k));
+  if (common.length === 0) return pairs;
+  const conc = Math.max(...common);
+  const pick = (rs: ResultRecord[]) => {
+    const at = rs.filter((r) => r.concurrency === conc);
+    const variant = [...new Set(at.map((r) => r.variant))].sort((x, y) => x.localeCompare(y))[0];
+    return byRepetition(at.filter((r) => r.variant === variant));
+  };
+  const pa = pick(ra);
+  const pb = pick(rb);
+  for (const [rep, a] of [...pa.entries()].sort((x, y) => x[0] - y[0])) {
+    const b = pb.get(rep);
+    if (b !== undefined) pairs.push({ repetition: rep, a, b });
+  }
+  return pairs;
+}
+
+/** The region of the oriented ratio where the claim holds, as [lo, hi] (infinite ends allowed). */
+export function claimRegion(claim: Claim): { lo: number; hi: number } {
+  if (claim.kind === "size" && claim.size) return { lo: claim.size.ratio / (1 + claim.size.tolerance), hi: claim.size.ratio * (1 + claim.size.tolerance) };
+  if (claim.kind === "threshold" && claim.threshold) return { lo: claim.threshold.min ?? 0, hi: claim.threshold.max ?? Infinity };
+  return { lo: 1, hi: Infinity };
+}
+
+/** 1.046 → "1.05×", 43 → "43×", 0.5 → "0.5×". */
+export function fmtRatio(r: number): string {
+  if (!Number.isFinite(r)) return "∞";
+  return `${r >= 100 ? Math.round(r).toLocaleString("en-US") : Number(r.toPrecision(3)).toString()}×`;
+}
+
+/** The region in words: "above 1×", "2.96× to 4.63×", "at least 43×". */
+export function regionText(claim: Claim): string {
+  const { lo, hi } = claimRegion(claim);
+  if (claim.kind === "ordering") return "above 1× (a beats b)";
+  if (Number.isFinite(hi) && lo > 0) return `${fmtRatio(lo)} to ${fmtRatio(hi)}`;
+  if (lo > 0) return `at least ${fmtRatio(lo)}`;
+  return `at most ${fmtRatio(hi)}`;
+}
+
+/**
+ * The verdict of a claim from its paired samples. Fewer than minRepetitions pairs: undecided (or not
+ * measured without any), no interval. Otherwise the interval at level 1 - alpha/looks decides:
+ * reproduces (inside the claim's region), does not reproduce (outside), tie (ordering claims: the whole
+ * interval within the tie margin of 1, before a tiny significant win), undecided (straddles a bound).
+ */
+export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOptions = {}): ClaimJudgement {
+  const o = { ...DEFAULT_JUDGE_OPTIONS, ...opts };
+  const valid = samples.filter((s) => s.a > 0 && s.b > 0 && Number.isFinite(s.a) && Number.isFinite(s.b));
+  const n = valid.length;
+  if (n === 0) {
+    return { verdict: "not measured", n: 0, why: samples.length ? "no repetition has a positive value on both sides, so no ratio can be taken" : "no repetition measured both sides" };
+  }
+  const d = valid.map((s) => (claim.better === "higher" ? Math.log(s.a / s.b) : Math.log(s.b / s.a)));
+  const m = mean(d);
+  const ratio = Math.exp(m);
+  if (n < o.minRepetitions) {
+    return {
+      verdict: "undecided", n, ratio, moreRepetitions: o.minRepetitions - n,
+      why: `${n} of ${o.minRepetitions} repetitions: too few for an interval (ours ${fmtRatio(ratio)} is shown without one; the claim holds for ${regionText(claim)})`,
+    };
+  }
+  const sd = Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1));
+  const level = o.alpha / o.looks;
+  const h = (tQuantile(1 - level / 2, n - 1) * sd) / Math.sqrt(n);
+  const lo = Math.exp(m - h);
+  const hi = Math.exp(m + h);
+  const relHalfWidth = Math.exp(h) - 1;
+  const pct = `${Number((100 * (1 - level)).toPrecision(4))} %`;
+  const ivText = `ours ${fmtRatio(ratio)}, ${pct} interval ${fmtRatio(lo)}–${fmtRatio(hi)} over ${n} paired repetitions`;
+  const base = { n, ratio, lo, hi, relHalfWidth };
+  const tieLo = -Math.log(1 + o.tieMargin);
+  const tieHi = Math.log(1 + o.tieMargin);
+  if (claim.kind === "ordering" && m - h >= tieLo && m + h <= tieHi) {
+    return { ...base, verdict: "tie", why: `${ivText}: the whole interval lies within ${Math.round(o.tieMargin * 100)} % of 1, so no meaningful difference` };
+  }
+  const region = claimRegion(claim);
+  const rlo = region.lo > 0 ? Math.log(region.lo) : -Infinity;
+  const rhi = Math.log(region.hi);
+  // Ordering: "holds" means a strictly beats b (the interval excludes 1).
+  const inside = claim.kind === "ordering" ? m - h > 0 : m - h >= rlo && m + h <= rhi;
+  const outside = claim.kind === "ordering" ? m + h < 0 : m + h < rlo || m - h > rhi;
+  if (inside) return { ...base, verdict: "reproduces", why: `${ivText}: the whole interval lies where the claim holds (${regionText(claim)})` };
+  if (outside) return { ...base, verdict: "does not reproduce", why: `${ivText}: the whole interval lies outside where the claim holds (${regionText(claim)})` };
+  // Undecided: the half-width that would decide is the distance from the estimate to the nearest bound
+  // it must clear (for an ordering claim inside the tie zone, also the tie edges: whichever decides later).
+  let needed: number;
+  const edges = [rlo, rhi].filter(Number.isFinite);
+  if (claim.kind === "ordering") needed = Math.abs(m) >= tieHi ? Math.abs(m) : Math.max(Math.abs(m), tieHi - Math.abs(m));
+  else needed = Math.min(...edges.map((e) => Math.abs(m - e)));
+  const moreRepetitions = needed > 0 ? Math.max(1, Math.ceil(n * (h / needed) ** 2 - n)) : undefined;
+  return {
+    ...base, verdict: "undecided", moreRepetitions,
+    why: `${ivText}: the interval straddles a bound of where the claim holds (${regionText(claim)}); its relative half-width is ${Number((relHalfWidth * 100).toPrecision(2))} %${moreRepetitions !== undefined ? `, about ${moreRepetitions} more repetition${moreRepetitions === 1 ? "" : "s"} would decide` : ""}`,
+  };
+}

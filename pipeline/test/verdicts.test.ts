@@ -1,0 +1,167 @@
+// pipeline/lib/verdicts.ts on synthetic records whose answer is known: each of the five verdicts, a size
+// outside its tolerance, a threshold met, lo > 0 always, the "*" workload's per-repetition mean, and the
+// pairing (a tool's several values per repetition count once, the highest common concurrency).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { claimRegion, claimSides, judgeClaim, pairedSamples, type PairedSample } from "../lib/verdicts.ts";
+import { tQuantile } from "../lib/stats.ts";
+import type { Claim, ResultRecord } from "../schema/types.ts";
+
+const claim = (over: Partial<Claim> = {}): Claim => ({
+  id: "x", claim: "a beats b", workload: "w", metric: "tps", better: "higher", a: { system: "a" }, b: { system: "b" },
+  published: { a: 2, b: 1 }, kind: "ordering", ...over,
+}) as Claim;
+
+function rec(system: string, repetition: number, value: number, over: Partial<ResultRecord> = {}): ResultRecord {
+  return {
+    run_id: "r1", source: "measured", study: "s", workload: "w", system, system_version: "1", variant: "", concurrency: 4, repetition,
+    metric: "tps", value, unit: "tx/s", t: null, profile: "quick", machine: "m", commit: "c", ...over,
+  } as ResultRecord;
+}
+
+/** n paired repetitions with ratio a/b = ratio · (1 + noise_r), noise alternating ±jitter. */
+function pairs(n: number, ratio: number, jitter: number): PairedSample[] {
+  return Array.from({ length: n }, (_, i) => ({ repetition: i + 1, a: 100 * ratio * (1 + (i % 2 ? jitter : -jitter)), b: 100 }));
+}
+
+test("a clear win reproduces, with a geometric-mean ratio and a positive interval around it", () => {
+  const j = judgeClaim(claim(), pairs(6, 1.5, 0.02));
+  assert.equal(j.verdict, "reproduces", j.why);
+  assert.equal(j.n, 6);
+  assert.ok(Math.abs(j.ratio! / 1.5 - 1) < 0.01);
+  assert.ok(j.lo! > 1 && j.hi! > j.ratio! && j.lo! < j.ratio!);
+  assert.ok(Math.abs(j.hi! / j.ratio! - 1 - j.relHalfWidth!) < 1e-12 && Math.abs(j.ratio! / j.lo! - 1 - j.relHalfWidth!) < 1e-12);
+  assert.match(j.why, /where the claim holds/);
+});
+
+test("a clear loss does not reproduce; lower-is-better orients the ratio b ÷ a", () => {
+  assert.equal(judgeClaim(claim(), pairs(5, 0.6, 0.02)).verdict, "does not reproduce");
+  // a's latency is half b's: a is 2× better
+  const j = judgeClaim(claim({ better: "lower", metric: "latency_p95" }), pairs(5, 0.5, 0.02));
+  assert.equal(j.verdict, "reproduces");
+  assert.ok(Math.abs(j.ratio! - 2) < 0.01);
+});
+
+test("a tie: the whole interval within 5 % of 1, and it takes precedence over a tiny significant win", () => {
+  const j = judgeClaim(claim(), pairs(8, 1.01, 0.002));
+  assert.ok(j.lo! > 1, "the win is significant");
+  assert.equal(j.verdict, "tie", j.why);
+  assert.equal(judgeClaim(claim(), pairs(8, 0.99, 0.002)).verdict, "tie");
+  // ties are for orderings only: a threshold at 1 is simply met
+  assert.equal(judgeClaim(claim({ kind: "threshold", threshold: { min: 1 } }), pairs(8, 1.01, 0.002)).verdict, "reproduces");
+  // a wider margin makes a larger lead a tie
+  assert.equal(judgeClaim(claim(), pairs(8, 1.08, 0.002)).verdict, "reproduces");
+  assert.equal(judgeClaim(claim(), pairs(8, 1.08, 0.002), { tieMargin: 0.1 }).verdict, "tie");
+});
+
+test("undecided: the interval straddles 1; says its half-width and about how many more repetitions would decide", () => {
+  const j = judgeClaim(claim(), pairs(5, 1.1, 0.2));
+  assert.equal(j.verdict, "undecided", j.why);
+  assert.ok(j.lo! < 1 && j.hi! > 1);
+  assert.ok(j.relHalfWidth! > 0.1);
+  assert.ok(j.moreRepetitions! >= 1, String(j.moreRepetitions));
+  // n·(h/needed)² − n with h the log half-width and needed |ln ratio| (the estimate lies beyond the tie margin)
+  const h = Math.log(1 + j.relHalfWidth!);
+  assert.equal(j.moreRepetitions, Math.ceil(5 * (h / Math.log(j.ratio!)) ** 2 - 5));
+  assert.match(j.why, /half-width .* more repetitions? would decide/);
+  // with that many repetitions of the same spread, the claim is decided
+  assert.equal(judgeClaim(claim(), pairs(5 + j.moreRepetitions! + 4, 1.1, 0.2)).verdict, "reproduces");
+});
+
+test("fewer than 5 paired repetitions: undecided without an interval, saying n of 5", () => {
+  const j = judgeClaim(claim(), pairs(3, 3, 0.01));
+  assert.equal(j.verdict, "undecided");
+  assert.equal(j.lo, undefined);
+  assert.equal(j.hi, undefined);
+  assert.ok(Math.abs(j.ratio! / 3 - 1) < 0.01);
+  assert.equal(j.moreRepetitions, 2);
+  assert.match(j.why, /^3 of 5 repetitions/);
+  assert.equal(judgeClaim(claim(), pairs(3, 3, 0.01), { minRepetitions: 3 }).verdict, "reproduces");
+});
+
+test("a size outside its tolerance does not reproduce; inside it reproduces; a threshold met reproduces", () => {
+  // idle memory: the seed says 3.5× (tolerance 0.25: 2.8× to 4.375×); we measure 1.35×
+  const size = claim({ kind: "size", size: { ratio: 3.5, tolerance: 0.25 }, better: "lower", metric: "mem_idle" });
+  assert.deepEqual(claimRegion(size), { lo: 2.8, hi: 4.375 });
+  assert.equal(judgeClaim(size, pairs(5, 1 / 1.35, 0.02)).verdict, "does not reproduce");
+  assert.equal(judgeClaim(size, pairs(5, 1 / 3.4, 0.02)).verdict, "reproduces");
+  // also outside above: 6× is not "about 3.5×"
+  assert.equal(judgeClaim(size, pairs(5, 1 / 6, 0.02)).verdict, "does not reproduce");
+  // Rust needs less than half of Go's memory: Go ÷ Rust ≥ 2 (lower is better, a = rust)
+  const thr = claim({ kind: "threshold", threshold: { min: 2 }, better: "lower", metric: "server_rss_avg" });
+  assert.equal(judgeClaim(thr, pairs(5, 1 / 2.4, 0.02)).verdict, "reproduces");
+  assert.equal(judgeClaim(thr, pairs(5, 1 / 1.37, 0.02)).verdict, "does not reproduce", "1.37× is a win but not a factor 2");
+  const thrMax = claim({ kind: "threshold", threshold: { max: 0.5 } });
+  assert.equal(judgeClaim(thrMax, pairs(5, 0.3, 0.02)).verdict, "reproduces");
+  assert.equal(judgeClaim(thrMax, pairs(5, 0.7, 0.02)).verdict, "does not reproduce");
+});
+
+test("lo > 0 always, even when one side is near 0 in one repetition", () => {
+  const s: PairedSample[] = [{ repetition: 1, a: 1e-6, b: 100 }, ...pairs(5, 2, 0.1).map((p) => ({ ...p, repetition: p.repetition + 1 }))];
+  const j = judgeClaim(claim(), s);
+  assert.ok(j.lo! > 0 && Number.isFinite(j.hi!), `${j.lo}–${j.hi}`);
+  for (const k of [2, 5, 8, 20]) for (const r of [0.01, 1, 100]) {
+    const jj = judgeClaim(claim(), pairs(k, r, 0.5), { minRepetitions: 2 });
+    assert.ok(jj.lo! > 0 && jj.lo! < jj.hi!, `${k} ${r}`);
+  }
+});
+
+test("a missing side is not measured", () => {
+  const rs = [rec("a", 1, 10), rec("a", 2, 11), rec("c", 1, 5)];
+  const s = pairedSamples(rs, claim());
+  assert.deepEqual(s, []);
+  const j = judgeClaim(claim(), s);
+  assert.equal(j.verdict, "not measured");
+  assert.equal(j.n, 0);
+});
+
+test("alpha-spending: more looks widen each look's interval (Bonferroni, alpha / looks)", () => {
+  const p = pairs(6, 1.3, 0.1);
+  const one = judgeClaim(claim(), p);
+  const four = judgeClaim(claim(), p, { looks: 4 });
+  assert.ok(four.hi! > one.hi! && four.lo! < one.lo!);
+  const d = p.map((x) => Math.log(x.a / x.b));
+  const m = d.reduce((a, b) => a + b, 0) / d.length;
+  const sd = Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (d.length - 1));
+  assert.ok(Math.abs(Math.log(four.hi!) - m - (tQuantile(1 - 0.05 / 8, 5) * sd) / Math.sqrt(6)) < 1e-9);
+  assert.ok(Math.abs(Math.log(one.hi!) - m - (2.570582 * sd) / Math.sqrt(6)) < 1e-5);
+});
+
+test("pairedSamples pairs by repetition; a repetition's several values count as their mean; the highest common concurrency", () => {
+  const rs = [
+    rec("a", 1, 10), rec("a", 1, 14), rec("a", 2, 12), rec("a", 3, 9),
+    rec("b", 1, 6), rec("b", 2, 6), rec("b", 2, 8),
+    // concurrency 8 only on a: not comparable; concurrency 1 on both but lower than 4
+    rec("a", 1, 99, { concurrency: 8 }), rec("a", 1, 1, { concurrency: 1 }), rec("b", 1, 1, { concurrency: 1 }),
+    // another metric, another workload, a series record: ignored
+    rec("a", 1, 1000, { metric: "qps" }), rec("b", 1, 1000, { workload: "v" }), rec("a", 2, 5000, { t: 3 } as Partial<ResultRecord>),
+  ];
+  assert.deepEqual(pairedSamples(rs, claim()), [{ repetition: 1, a: 12, b: 6 }, { repetition: 2, a: 12, b: 7 }]);
+  // a pinned concurrency is honoured
+  assert.deepEqual(pairedSamples(rs, claim({ a: { system: "a", concurrency: 1 }, b: { system: "b", concurrency: 1 } })), [{ repetition: 1, a: 1, b: 1 }]);
+  // variants: the first by name, unless pinned
+  const vs = [rec("a", 1, 5, { variant: "hot" }), rec("a", 1, 7, { variant: "cold" }), rec("b", 1, 1, { variant: "hot" })];
+  assert.deepEqual(pairedSamples(vs, claim()), [{ repetition: 1, a: 7, b: 1 }]);
+  assert.deepEqual(pairedSamples(vs, claim({ a: { system: "a", variant: "hot" } })), [{ repetition: 1, a: 5, b: 1 }]);
+});
+
+test('workload "*": per repetition, the mean over the workloads both sides measured, never pooled across repetitions', () => {
+  const c = claim({ workload: "*", metric: "mem_idle", better: "lower" });
+  const rs = [
+    rec("a", 1, 100, { workload: "w1", metric: "mem_idle" }), rec("a", 1, 200, { workload: "w2", metric: "mem_idle" }), rec("a", 1, 900, { workload: "w3", metric: "mem_idle" }),
+    rec("b", 1, 300, { workload: "w1", metric: "mem_idle" }), rec("b", 1, 500, { workload: "w2", metric: "mem_idle" }),
+    rec("a", 2, 110, { workload: "w1", metric: "mem_idle" }), rec("b", 2, 330, { workload: "w1", metric: "mem_idle" }),
+    rec("a", 3, 50, { workload: "w1", metric: "mem_idle" }),
+  ];
+  // rep 1: w3 only on a is left out; rep 3 has no b
+  assert.deepEqual(pairedSamples(rs, c), [{ repetition: 1, a: 150, b: 400 }, { repetition: 2, a: 110, b: 330 }]);
+  assert.deepEqual(claimSides(c).a, { workload: "*", system: "a", metric: "mem_idle" });
+});
+
+test("noisy cells are left out by the caller: filtering their records changes the pairs", () => {
+  // the site keeps only records of manifest cells with status "ok"; the module pairs what it is given
+  const rs = [rec("a", 1, 10), rec("b", 1, 5), rec("a", 2, 10), rec("b", 2, 50)];
+  const noisy = new Set(["b|2"]);
+  const kept = rs.filter((r) => !noisy.has(`${r.system}|${r.repetition}`));
+  assert.deepEqual(pairedSamples(kept, claim()), [{ repetition: 1, a: 10, b: 5 }]);
+});
