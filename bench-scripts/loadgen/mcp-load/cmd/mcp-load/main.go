@@ -47,7 +47,11 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		rate          = fs.Float64("rate", 0, "open loop: arrivals per second on a constant schedule (0 = closed loop)")
 		maxOut        = fs.Int("max-outstanding", 0, "open loop: max calls queued + in flight before arrivals are dropped (default 10 x concurrency)")
 		duration      = fs.Float64("duration", 10, "measured seconds, after the warm-up")
-		warmup        = fs.Float64("warmup", 0, "warm-up seconds, excluded from every figure")
+		warmup        = fs.Float64("warmup", 0, "warm-up seconds, excluded from every figure (with --warmup-max: the minimum warm-up)")
+		warmupMax     = fs.Float64("warmup-max", 0, "steady-state warm-up: warm up until the last --warmup-windows windows' throughputs agree within --warmup-tol, at most this many seconds (0 = fixed --warmup)")
+		warmupWindow  = fs.Float64("warmup-window", 1, "steady-state warm-up: window length in seconds")
+		warmupWindows = fs.Int("warmup-windows", 3, "steady-state warm-up: how many successive windows must agree")
+		warmupTol     = fs.Float64("warmup-tol", 0.05, "steady-state warm-up: tolerance, fraction of the windows' mean (0.05 = ±5 %)")
 		maxCalls      = fs.Int64("max-calls", 10_000_000, "upper bound on calls started (warm-up included)")
 		timeout       = fs.Duration("timeout", 30*time.Second, "per-request timeout")
 		seed          = fs.Uint64("seed", 42, "seed for argument templates (worker w uses stream (seed, w))")
@@ -141,7 +145,9 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	opts := loadgen.Options{
 		Endpoint: *endpoint, Protocol: *protocol, Workload: *workload, Tool: *tool, Args: args, Mix: mix,
 		Concurrency: *concurrency, Rate: *rate, MaxOutstanding: mo,
-		Duration: secs(*duration), Warmup: secs(*warmup), MaxCalls: *maxCalls, Timeout: *timeout,
+		Duration: secs(*duration), Warmup: secs(*warmup),
+		WarmupMax: secs(*warmupMax), WarmupWindow: secs(*warmupWindow), WarmupWindows: *warmupWindows, WarmupTol: *warmupTol,
+		MaxCalls: *maxCalls, Timeout: *timeout,
 		Seed: *seed, LateThreshold: time.Duration(*lateMs * float64(time.Millisecond)),
 		CloseSessions: *closeSessions, ExtraHeaders: headers,
 		ClientInfo:       mcpclient.Implementation{Name: "mcp-load", Version: loadgen.Version},

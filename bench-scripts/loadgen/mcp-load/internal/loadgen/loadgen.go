@@ -48,14 +48,22 @@ type Options struct {
 	Rate           float64 // calls/s; 0 = closed loop
 	MaxOutstanding int     // open loop: queued + in-flight bound
 	Duration       time.Duration
-	Warmup         time.Duration
-	MaxCalls       int64
-	Timeout        time.Duration
-	Seed           uint64
-	LateThreshold  time.Duration
-	CloseSessions  bool
-	ExtraHeaders   map[string]string
-	ClientInfo     mcpclient.Implementation
+	Warmup         time.Duration // fixed warm-up; with WarmupMax > 0 the minimum warm-up
+	// Steady-state warm-up (WarmupMax > 0): the warm-up runs in windows of
+	// WarmupWindow and ends when the throughputs of the last WarmupWindows
+	// windows are all within ±WarmupTol of their mean (and at least Warmup
+	// has passed), or at WarmupMax (then the report says steady=false).
+	WarmupMax     time.Duration
+	WarmupWindow  time.Duration
+	WarmupWindows int
+	WarmupTol     float64
+	MaxCalls      int64
+	Timeout       time.Duration
+	Seed          uint64
+	LateThreshold time.Duration
+	CloseSessions bool
+	ExtraHeaders  map[string]string
+	ClientInfo    mcpclient.Implementation
 
 	Progress         io.Writer // nil = silent
 	ProgressInterval time.Duration
@@ -76,6 +84,9 @@ type Report struct {
 	Rate               *float64        `json:"rate"`
 	DurationS          float64         `json:"duration_s"`
 	WarmupS            float64         `json:"warmup_s"`
+	Steady             *bool           `json:"steady"` // steady-state warm-up only: false = WarmupMax reached first
+	WarmupInfo         *WarmupInfo     `json:"warmup,omitempty"`
+	Dropped            int64           `json:"dropped"` // open loop: measured arrivals dropped at the in-flight bound, also in errors
 	Seed               uint64          `json:"seed"`
 	Calls              int64           `json:"calls"`
 	OK                 int64           `json:"ok"`
@@ -94,6 +105,47 @@ type Report struct {
 	MeasureEnd         string          `json:"measure_end"`
 	GoVersion          string          `json:"go_version,omitempty"`
 }
+
+// WarmupInfo describes a steady-state warm-up: its rule and the throughput
+// of every warm-up window (calls completed per second, errors included).
+type WarmupInfo struct {
+	Mode        string    `json:"mode"` // "steady"
+	WindowS     float64   `json:"window_s"`
+	Windows     int       `json:"windows"`
+	Tolerance   float64   `json:"tolerance"`
+	MinS        float64   `json:"min_s"`
+	MaxS        float64   `json:"max_s"`
+	WindowRates []float64 `json:"window_rates"`
+}
+
+// Steady reports whether the last k rates are all within ±tol of their
+// mean, and the mean is positive (a stalled target is not steady).
+// Barrett et al., "Virtual Machine Warmup Blows Hot and Cold" (OOPSLA 2017)
+// and JMH's iteration-based warm-up: a fixed warm-up is not a steady state.
+func Steady(rates []float64, k int, tol float64) bool {
+	if k < 1 || len(rates) < k {
+		return false
+	}
+	last := rates[len(rates)-k:]
+	mean := 0.0
+	for _, v := range last {
+		mean += v
+	}
+	mean /= float64(k)
+	if mean <= 0 {
+		return false
+	}
+	for _, v := range last {
+		if math.Abs(v-mean) > tol*mean {
+			return false
+		}
+	}
+	return true
+}
+
+// KindDropped is the error kind of an open-loop arrival dropped at the
+// in-flight bound (never sent): it counts as a failed call.
+const KindDropped = "dropped"
 
 // ErrorSummary counts failed calls.
 type ErrorSummary struct {
@@ -179,6 +231,8 @@ func ErrorClass(kind string) string {
 		return "timeout"
 	case kind == mcpclient.KindTransport:
 		return "transport"
+	case kind == KindDropped:
+		return "dropped"
 	default:
 		return "protocol"
 	}
@@ -257,6 +311,23 @@ func (o *Options) Validate() error {
 	if o.Warmup < 0 || o.Warmup > 24*time.Hour {
 		return fmt.Errorf("--warmup %v: must be between 0 and 86400 s", o.Warmup.Seconds())
 	}
+	if o.WarmupMax < 0 || o.WarmupMax > 24*time.Hour {
+		return fmt.Errorf("--warmup-max %v: must be between 0 (fixed warm-up) and 86400 s", o.WarmupMax.Seconds())
+	}
+	if o.WarmupMax > 0 {
+		if o.WarmupWindow <= 0 {
+			return fmt.Errorf("--warmup-window %v: must be > 0 s", o.WarmupWindow.Seconds())
+		}
+		if o.WarmupWindows < 2 {
+			return fmt.Errorf("--warmup-windows %d: must be at least 2", o.WarmupWindows)
+		}
+		if !(o.WarmupTol > 0 && o.WarmupTol < 1) {
+			return fmt.Errorf("--warmup-tol %v: must be between 0 and 1 (e.g. 0.05 = ±5 %%)", o.WarmupTol)
+		}
+		if o.WarmupMax < o.Warmup {
+			return fmt.Errorf("--warmup-max %v: must be at least --warmup %v (the minimum)", o.WarmupMax.Seconds(), o.Warmup.Seconds())
+		}
+	}
 	if o.MaxCalls < 1 {
 		return fmt.Errorf("--max-calls %d: must be at least 1", o.MaxCalls)
 	}
@@ -315,7 +386,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep := &Report{
 		Tool: "mcp-load", Version: Version, Endpoint: o.Endpoint, Protocol: o.Protocol,
 		ProtocolNegotiated: probe.NegotiatedProtocol(), Workload: o.Workload, Concurrency: o.Concurrency,
-		WarmupS: o.Warmup.Seconds(), Seed: o.Seed, StartedAt: startedAt.Format(time.RFC3339Nano),
+		Seed: o.Seed, StartedAt: startedAt.Format(time.RFC3339Nano),
 		Server: Server{Name: probe.ServerInfo.Name, Version: probe.ServerInfo.Version},
 	}
 	if o.Workload == WorkloadCall && o.Mix == nil {
@@ -416,16 +487,22 @@ type runner struct {
 	o   Options
 	ops []operation
 
-	t0, measureStart, deadline time.Time
-	issued                     atomic.Int64 // every call started or queued, warm-up included
-	completed                  atomic.Int64 // progress only
-	failed                     atomic.Int64 // progress only
-	stopping                   atomic.Bool
-	interrupted                atomic.Bool
-	stopOnce                   sync.Once
-	stopMu                     sync.Mutex // guards stopReason and stopAt
-	stopReason                 string
-	stopAt                     time.Time
+	t0 time.Time
+	// Measured window as ns since t0; math.MaxInt64 until the warm-up ended
+	// (a steady-state warm-up decides it while the load runs).
+	measureStartNs atomic.Int64
+	deadlineNs     atomic.Int64
+	warmupRates    []float64 // steady warm-up: calls/s of every window
+	steady         *bool
+	issued         atomic.Int64 // every call started or queued, warm-up included
+	completed      atomic.Int64 // progress only
+	failed         atomic.Int64 // progress only
+	stopping       atomic.Bool
+	interrupted    atomic.Bool
+	stopOnce       sync.Once
+	stopMu         sync.Mutex // guards stopReason and stopAt
+	stopReason     string
+	stopAt         time.Time
 
 	// open loop
 	outstanding atomic.Int64
@@ -461,29 +538,83 @@ func (r *runner) stop(reason string) {
 }
 
 // measured reports whether a call that (was meant to) start at t counts.
-func (r *runner) measured(t time.Time) bool { return !t.Before(r.measureStart) }
+func (r *runner) measured(t time.Time) bool { return int64(t.Sub(r.t0)) >= r.measureStartNs.Load() }
+
+func (r *runner) measureStart() time.Time { return r.t0.Add(time.Duration(r.measureStartNs.Load())) }
+func (r *runner) deadline() time.Time     { return r.t0.Add(time.Duration(r.deadlineNs.Load())) }
+
+// beginMeasure ends the warm-up at t: the measured window is [t, t+Duration).
+func (r *runner) beginMeasure(t time.Time) {
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageStart)
+	r.rusageStarted.Store(true)
+	d := int64(t.Sub(r.t0))
+	r.deadlineNs.Store(d + int64(r.o.Duration))
+	r.measureStartNs.Store(d)
+}
+
+// steadyWarmup watches the completions per window and ends the warm-up when
+// the last WarmupWindows windows agree within WarmupTol (after at least
+// Warmup), or at WarmupMax. It returns when the warm-up ended or the run stops.
+func (r *runner) steadyWarmup(done <-chan struct{}) {
+	t := time.NewTicker(r.o.WarmupWindow)
+	defer t.Stop()
+	last, lastT := r.completed.Load(), r.t0
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			if r.stopping.Load() {
+				return
+			}
+			c := r.completed.Load()
+			r.warmupRates = append(r.warmupRates, float64(c-last)/now.Sub(lastT).Seconds())
+			last, lastT = c, now
+			elapsed := now.Sub(r.t0)
+			steady := elapsed >= r.o.Warmup && Steady(r.warmupRates, r.o.WarmupWindows, r.o.WarmupTol)
+			if steady || elapsed+r.o.WarmupWindow > r.o.WarmupMax {
+				r.steady = &steady
+				r.beginMeasure(now)
+				time.AfterFunc(r.o.Duration, func() { r.stop("duration") })
+				return
+			}
+		}
+	}
+}
 
 func (r *runner) run(parent context.Context) {
 	r.t0 = time.Now()
-	r.measureStart = r.t0.Add(r.o.Warmup)
-	r.deadline = r.measureStart.Add(r.o.Duration)
+	maxWarm := r.o.Warmup
+	warmDone := make(chan struct{})
+	var warmWG sync.WaitGroup
+	if r.o.WarmupMax > 0 {
+		maxWarm = r.o.WarmupMax
+		r.measureStartNs.Store(math.MaxInt64)
+		r.deadlineNs.Store(math.MaxInt64)
+		warmWG.Add(1)
+		go func() {
+			defer warmWG.Done()
+			r.steadyWarmup(warmDone)
+		}()
+	} else {
+		r.measureStartNs.Store(int64(r.o.Warmup))
+		r.deadlineNs.Store(int64(r.o.Warmup + r.o.Duration))
+		if r.o.Warmup <= 0 {
+			r.beginMeasure(r.t0)
+		} else {
+			t := time.AfterFunc(r.o.Warmup, func() {
+				syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageStart)
+				r.rusageStarted.Store(true)
+			})
+			defer t.Stop()
+		}
+		endTimer := time.AfterFunc(r.o.Warmup+r.o.Duration, func() { r.stop("duration") })
+		defer endTimer.Stop()
+	}
 	// Calls in flight when the run stops may finish (bounded by the request
 	// timeout); ctx is cancelled only on interrupt or after that grace.
-	ctx, cancel := context.WithDeadline(parent, r.deadline.Add(r.o.Timeout+time.Second))
+	ctx, cancel := context.WithDeadline(parent, r.t0.Add(maxWarm+r.o.Duration+r.o.Timeout+time.Second))
 	defer cancel()
-
-	startMeasure := func() {
-		syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageStart)
-		r.rusageStarted.Store(true)
-	}
-	if r.o.Warmup <= 0 {
-		startMeasure()
-	} else {
-		t := time.AfterFunc(r.o.Warmup, startMeasure)
-		defer t.Stop()
-	}
-	endTimer := time.AfterFunc(time.Until(r.deadline), func() { r.stop("duration") })
-	defer endTimer.Stop()
 	go func() {
 		select {
 		case <-parent.Done():
@@ -508,7 +639,9 @@ func (r *runner) run(parent context.Context) {
 		r.closedLoop(ctx)
 	}
 	close(progressDone)
-	progressWG.Wait()  // no progress line may follow the report
+	progressWG.Wait() // no progress line may follow the report
+	close(warmDone)
+	warmWG.Wait()
 	r.stop("duration") // no-op unless workers all ended early
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageEnd)
 	if !r.rusageStarted.Load() { // stopped during warm-up
@@ -574,7 +707,7 @@ func (r *runner) openLoop(ctx context.Context) {
 	// intended time, so lateness shows up in latency instead of vanishing.
 	for i := int64(0); ; i++ {
 		intended := r.t0.Add(time.Duration(float64(i) * interval))
-		if !intended.Before(r.deadline) {
+		if int64(intended.Sub(r.t0)) >= r.deadlineNs.Load() {
 			r.stop("duration")
 			break
 		}
@@ -674,7 +807,7 @@ func (r *runner) progress(done chan struct{}) {
 		case now := <-t.C:
 			c := r.completed.Load()
 			phase := "measure"
-			if now.Before(r.measureStart) {
+			if !r.measured(now) {
 				phase = "warmup"
 			}
 			rate := float64(c-last) / now.Sub(lastT).Seconds()
@@ -705,17 +838,36 @@ func (r *runner) fill(rep *Report) {
 	}
 	rep.Calls = rep.OK + rep.Errors.Total
 	rep.Errors.ByClass = classes(rep.Errors.ByKind)
+	sentCalls := rep.Calls
 	end := r.stopAt
-	if end.After(r.deadline) {
-		end = r.deadline
+	if r.measureStartNs.Load() == math.MaxInt64 { // stopped during a steady warm-up
+		r.measureStartNs.Store(int64(end.Sub(r.t0)))
+		r.deadlineNs.Store(int64(end.Sub(r.t0)))
 	}
-	window := end.Sub(r.measureStart).Seconds()
+	measureStart, deadline := r.measureStart(), r.deadline()
+	if end.After(deadline) {
+		end = deadline
+	}
+	window := end.Sub(measureStart).Seconds()
 	if window < 0 {
 		window = 0
 	}
 	rep.DurationS = round(window, 3)
-	rep.MeasureStart = r.measureStart.UTC().Format(time.RFC3339Nano)
-	rep.MeasureEnd = r.measureStart.Add(time.Duration(window * float64(time.Second))).UTC().Format(time.RFC3339Nano)
+	rep.WarmupS = round(measureStart.Sub(r.t0).Seconds(), 3)
+	if r.o.WarmupMax > 0 {
+		steady := r.steady != nil && *r.steady
+		rep.Steady = &steady
+		rates := make([]float64, len(r.warmupRates))
+		for i, v := range r.warmupRates {
+			rates[i] = round(v, 2)
+		}
+		rep.WarmupInfo = &WarmupInfo{
+			Mode: "steady", WindowS: r.o.WarmupWindow.Seconds(), Windows: r.o.WarmupWindows, Tolerance: r.o.WarmupTol,
+			MinS: r.o.Warmup.Seconds(), MaxS: r.o.WarmupMax.Seconds(), WindowRates: rates,
+		}
+	}
+	rep.MeasureStart = measureStart.UTC().Format(time.RFC3339Nano)
+	rep.MeasureEnd = measureStart.Add(time.Duration(window * float64(time.Second))).UTC().Format(time.RFC3339Nano)
 	if window > 0 {
 		rep.ThroughputPerS = round(float64(rep.OK)/window, 2)
 	}
@@ -755,6 +907,18 @@ func (r *runner) fill(rep *Report) {
 		rate := r.o.Rate
 		rep.Rate = &rate
 		rep.Mode = "open"
+		// An arrival dropped at the in-flight bound is a failed call: it is
+		// in errors (kind "dropped"), calls and the error rate, not only here.
+		if d := r.dropped.Load(); d > 0 {
+			rep.Dropped = d
+			rep.Errors.ByKind[KindDropped] += d
+			rep.Errors.Total += d
+			rep.Calls += d
+			rep.Errors.ByClass = classes(rep.Errors.ByKind)
+			if rep.Errors.Sample == "" {
+				rep.Errors.Sample = fmt.Sprintf("%d arrivals dropped: %d calls already queued or in flight (--max-outstanding)", d, r.o.MaxOutstanding)
+			}
+		}
 		rep.OpenLoop = &OpenLoopReport{
 			Intended: r.intended.Load(), Sent: r.sent.Load(), Dropped: r.dropped.Load(), Late: late,
 			LateThresholdMs: float64(r.o.LateThreshold) / 1e6, MaxOutstanding: r.o.MaxOutstanding,
@@ -766,8 +930,8 @@ func (r *runner) fill(rep *Report) {
 	user := tv(r.rusageEnd.Utime) - tv(r.rusageStart.Utime)
 	sys := tv(r.rusageEnd.Stime) - tv(r.rusageStart.Stime)
 	rep.CPU = CPU{UserS: round(user, 4), SysS: round(sys, 4)}
-	if rep.Calls > 0 {
-		rep.CPU.PerCallUs = round((user+sys)/float64(rep.Calls)*1e6, 2)
+	if sentCalls > 0 {
+		rep.CPU.PerCallUs = round((user+sys)/float64(sentCalls)*1e6, 2)
 	}
 }
 
@@ -799,7 +963,7 @@ func round(v float64, digits int) float64 {
 }
 
 // Version of mcp-load, reported in every document.
-const Version = "0.2.0"
+const Version = "0.3.0"
 
 // MarshalReport renders the report as indented JSON.
 func MarshalReport(r *Report) ([]byte, error) { return json.MarshalIndent(r, "", "  ") }

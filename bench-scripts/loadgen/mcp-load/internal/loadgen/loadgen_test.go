@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -175,6 +176,14 @@ func TestOpenLoopKeepsScheduleAndCountsDrops(t *testing.T) {
 	if ol.Dropped == 0 || ol.Late == 0 {
 		t.Errorf("overloaded open loop reported no drops/late: %+v", ol)
 	}
+	// Dropped arrivals are failed calls: in errors (kind and class
+	// "dropped"), in calls, in the report's own dropped field.
+	if rep.Dropped != ol.Dropped || rep.Errors.ByKind[KindDropped] != ol.Dropped || rep.Errors.ByClass["dropped"] != ol.Dropped {
+		t.Errorf("dropped %d not counted as errors: report dropped %d, errors %+v", ol.Dropped, rep.Dropped, rep.Errors)
+	}
+	if rep.Calls != ol.Sent+ol.Dropped || rep.Calls != rep.OK+rep.Errors.Total {
+		t.Errorf("calls %d, want sent %d + dropped %d = ok %d + errors %d", rep.Calls, ol.Sent, ol.Dropped, rep.OK, rep.Errors.Total)
+	}
 	if rep.LatencyMs.P50 <= ol.ServiceTimeMs.P50 {
 		t.Errorf("latency p50 %v not above service p50 %v: queueing hidden", rep.LatencyMs.P50, ol.ServiceTimeMs.P50)
 	}
@@ -316,5 +325,84 @@ func TestMixPerToolChecksAndClasses(t *testing.T) {
 	}
 	if rep.WholeRun.Calls <= rep.Calls || rep.WholeRun.WallS < 0.55 || rep.WholeRun.RatePerS <= 0 {
 		t.Errorf("whole run %+v vs measured %d calls", rep.WholeRun, rep.Calls)
+	}
+}
+
+func TestSteadyRule(t *testing.T) {
+	cases := []struct {
+		rates []float64
+		want  bool
+	}{
+		{[]float64{10, 100, 100, 102, 98}, true},
+		{[]float64{100, 102, 120}, false}, // 120 is 6 % above the mean of 107
+		{[]float64{100, 100}, false},      // fewer than k windows
+		{[]float64{0, 0, 0}, false},       // a stalled target is not steady
+		{[]float64{66, 102, 538, 540, 545, 538}, true},
+	}
+	for _, c := range cases {
+		if got := Steady(c.rates, 3, 0.05); got != c.want {
+			t.Errorf("Steady(%v) = %v, want %v", c.rates, got, c.want)
+		}
+	}
+}
+
+func TestSteadyWarmupEndsWhenWindowsAgree(t *testing.T) {
+	srv := httptest.NewServer(trivial.Handler(trivial.Options{}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.WarmupMax, o.WarmupWindow, o.WarmupWindows, o.WarmupTol = 5*time.Second, 100*time.Millisecond, 3, 0.5
+	rep := runOK(t, o)
+	if rep.Steady == nil || !*rep.Steady || rep.WarmupInfo == nil {
+		t.Fatalf("steady %v warmup %+v: a constant server is steady", rep.Steady, rep.WarmupInfo)
+	}
+	if rep.WarmupS < 0.3 || rep.WarmupS >= 5 || len(rep.WarmupInfo.WindowRates) < 3 {
+		t.Errorf("warmup_s %v with %d windows: want at least 3 windows of 0.1 s, below the 5 s bound", rep.WarmupS, len(rep.WarmupInfo.WindowRates))
+	}
+	if rep.DurationS < 0.35 || rep.DurationS > 0.5 || rep.OK == 0 {
+		t.Errorf("measured %v s, %d ok after the warm-up; want ~0.4 s", rep.DurationS, rep.OK)
+	}
+}
+
+// A server that gets faster every window never agrees within 1 %: the warm-up
+// stops at its bound, the run still measures, and the report says steady=false.
+func TestSteadyWarmupBounded(t *testing.T) {
+	var n atomic.Int64
+	next := trivial.Handler(trivial.Options{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			// 4 ms, shrinking by 1 % every call: never steady within 1 %
+			time.Sleep(time.Duration(4e6 * math.Pow(0.99, float64(n.Add(1)))))
+		}
+		next.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.Concurrency = 1
+	o.WarmupMax, o.WarmupWindow, o.WarmupWindows, o.WarmupTol = 600*time.Millisecond, 100*time.Millisecond, 3, 0.01
+	o.Warmup = 500 * time.Millisecond
+	rep := runOK(t, o)
+	if rep.Steady == nil || *rep.Steady {
+		t.Errorf("steady %v: the bound was hit, want false (rates %v)", rep.Steady, rep.WarmupInfo)
+	}
+	if rep.WarmupS < 0.5 || rep.WarmupS > 0.75 {
+		t.Errorf("warmup_s %v, want the 0.6 s bound", rep.WarmupS)
+	}
+	if rep.OK == 0 || rep.DurationS < 0.35 {
+		t.Errorf("the cell still measures after the bound: ok %d duration %v", rep.OK, rep.DurationS)
+	}
+}
+
+func TestSteadyWarmupOptionsValidated(t *testing.T) {
+	o := baseOptions("http://127.0.0.1:1/mcp")
+	o.WarmupMax, o.WarmupWindow, o.WarmupWindows, o.WarmupTol = time.Second, time.Second, 1, 0.05
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--warmup-windows") {
+		t.Errorf("k=1 accepted: %v", err)
+	}
+	o.WarmupWindows, o.WarmupTol = 3, 0
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--warmup-tol") {
+		t.Errorf("tol 0 accepted: %v", err)
 	}
 }
