@@ -16,9 +16,15 @@ export type Claim = {
   better: "higher" | "lower";
   a: ClaimSide;
   b: ClaimSide;
-  published: {
-    [k: string]: unknown;
-  } & {
+  published: (
+    | {
+        a: unknown;
+        b: unknown;
+      }
+    | {
+        ratio: unknown;
+      }
+  ) & {
     a?: number;
     b?: number;
     ratio?: number;
