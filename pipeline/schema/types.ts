@@ -9,7 +9,7 @@ export type Claim = {
   claim: string;
   quote?: string;
   /**
-   * "*" pools every workload of the run (machine-level metrics such as idle memory)
+   * "*" = every workload of the run (machine-level metrics such as idle memory): per repetition, the mean over the workloads both sides measured in it
    */
   workload: string;
   metric: string;
@@ -18,11 +18,11 @@ export type Claim = {
   b: ClaimSide;
   published: (
     | {
-        a: unknown;
-        b: unknown;
+        a: number;
+        b: number;
       }
     | {
-        ratio: unknown;
+        ratio: number;
       }
   ) & {
     a?: number;
