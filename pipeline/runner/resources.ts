@@ -5,36 +5,57 @@ import path from "node:path";
 // backend per connection; MariaDB/MySQL use threads). Memory is PSS (proportional set size: shared
 // pages split between the processes that map them), so shared_buffers is not counted once per backend.
 
-const CLK_TCK = 100; // USER_HZ on Linux x86_64 and arm64
+export const CLK_TCK = 100; // USER_HZ on Linux x86_64 and arm64 (also the unit of /proc/stat)
 
-interface ProcStat { pid: number; ppid: number; cpuTicks: number }
+export interface ProcStat {
+  pid: number;
+  ppid: number;
+  comm: string;
+  ownTicks: number; // utime + stime
+  childTicks: number; // cutime + cstime: children that exited and were reaped
+  cpuTicks: number; // ownTicks + childTicks
+  startTicks: number; // boot-relative start time: with pid, identifies a process across pid reuse
+}
 
-function readStat(pid: number): ProcStat | null {
+export function readStat(pid: number): ProcStat | null {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the parenthesised command name, which may itself contain spaces or parentheses.
-    const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-    // f[1]=ppid, f[11..14]=utime stime cutime cstime (fields 14-17 of proc(5))
-    return { pid, ppid: Number(f[1]), cpuTicks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) };
+    const close = s.lastIndexOf(")");
+    const f = s.slice(close + 2).split(" ");
+    // f[i] is field i+3 of proc(5): f[1]=ppid, f[11..14]=utime stime cutime cstime, f[19]=starttime
+    const ownTicks = Number(f[11]) + Number(f[12]);
+    const childTicks = Number(f[13]) + Number(f[14]);
+    return { pid, ppid: Number(f[1]), comm: s.slice(s.indexOf("(") + 1, close), ownTicks, childTicks, cpuTicks: ownTicks + childTicks, startTicks: Number(f[19]) };
   } catch {
     return null;
   }
 }
 
-export function processTree(roots: number[]): number[] {
+/** Every process's stat, in one pass over /proc. */
+export function readAllStats(): ProcStat[] {
   const all: ProcStat[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     const st = readStat(Number(name));
     if (st) all.push(st);
   }
+  return all;
+}
+
+/** The roots that exist in `all` and their descendants. */
+export function treeIn(all: ProcStat[], roots: number[]): Set<number> {
   const inTree = new Set(roots.filter((p) => all.some((s) => s.pid === p)));
   let grew = true;
   while (grew) {
     grew = false;
     for (const s of all) if (!inTree.has(s.pid) && inTree.has(s.ppid)) { inTree.add(s.pid); grew = true; }
   }
-  return [...inTree];
+  return inTree;
+}
+
+export function processTree(roots: number[]): number[] {
+  return [...treeIn(readAllStats(), roots)];
 }
 
 function pssKiB(pid: number): number {

@@ -1,0 +1,126 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { DEFAULT_NOISE_THRESHOLDS, judgeNoise, machineBusy, NoiseSampler, type NoiseReport } from "../runner/noise.ts";
+import { CLK_TCK, readStat } from "../runner/resources.ts";
+
+// The noise guard against real processes: a busy loop is the neighbour. The machine running the tests
+// may itself be busy, so no assertion compares a figure with an absolute near-zero: when a burner is
+// inside and outside the roots, two samplers watch the same window and we compare their difference
+// with the CPU the burner actually got.
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const LOOP = "while :; do :; done";
+// A cell that does its work in short-lived children: their time reaches the parent's cutime only.
+const FORKER = "while :; do /bin/true; done";
+
+function startDetached(script: string): ChildProcess {
+  return spawn("sh", ["-c", script], { detached: true, stdio: "ignore" });
+}
+
+function kill(p: ChildProcess | number | undefined): void {
+  const pid = typeof p === "number" ? p : p?.pid;
+  if (!pid) return;
+  try {
+    process.kill(-pid, "SIGKILL"); // its process group (children of the forker too)
+  } catch {
+    try { process.kill(pid, "SIGKILL"); } catch { /* already gone */ }
+  }
+}
+
+// A burner that is not our descendant (double fork: its parent exits and it is re-parented), so it is
+// outside the test process's tree, like another user's job is outside the runner's.
+function startOrphanBurner(): number {
+  const r = spawnSync("sh", ["-c", `setsid sh -c '${LOOP}' >/dev/null 2>&1 </dev/null & echo $!`], { encoding: "utf8", timeout: 10_000 });
+  const pid = Number(r.stdout.trim());
+  assert.ok(pid > 0, `orphan burner started: ${r.stdout} ${r.stderr}`);
+  return pid;
+}
+
+const ticks = (pid: number) => readStat(pid)?.cpuTicks ?? 0;
+
+/** Samples `seconds` with two samplers at once: one with `cell` outside the roots, one with it inside. */
+async function sampleOutsideAndInside(script: string, seconds: number) {
+  const sleeper = startDetached("sleep 60");
+  const cell = startDetached(script);
+  try {
+    await sleep(100); // let the shell exec
+    const outsideRoots = [sleeper.pid!];
+    const a = new NoiseSampler(() => outsideRoots, { intervalMs: 250 });
+    const b = new NoiseSampler(() => [sleeper.pid!, cell.pid!], { intervalMs: 250 });
+    const t0 = ticks(cell.pid!);
+    const at = performance.now();
+    a.start();
+    b.start();
+    await sleep(seconds * 1000);
+    const outside = a.stop();
+    const inside = b.stop();
+    const cellPct = (100 * (ticks(cell.pid!) - t0)) / CLK_TCK / ((performance.now() - at) / 1000);
+    return { outside, inside, cellPct, cellPid: cell.pid! };
+  } finally {
+    kill(cell);
+    kill(sleeper);
+  }
+}
+
+test("a busy loop outside the roots disturbs the cell and is named; inside the roots it does not count", { timeout: 30_000 }, async (t) => {
+  const { outside, inside, cellPct, cellPid } = await sampleOutsideAndInside(LOOP, 2);
+  t.diagnostic(`burner ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
+  assert.ok(outside.samples >= 4, `samples: ${outside.samples}`);
+  assert.ok(cellPct >= 20, `the burner got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
+  const v = judgeNoise(outside);
+  assert.equal(v.disturbed, true, JSON.stringify(outside));
+  assert.match(v.reason, new RegExp(`sh\\[${cellPid}\\] \\d+%`));
+  assert.match(v.reason, /CPU used outside the cell [\d.]+% of a core > 20%/);
+  // Same window, same background: the difference is the burner (a full core on an idle box; less on
+  // a loaded one, hence compared with the CPU it actually got).
+  const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
+  assert.ok(diff >= Math.min(50, 0.7 * cellPct), `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} burner ${cellPct.toFixed(0)} %`);
+  assert.ok(!(inside.top_outside ?? []).some((s) => s.startsWith(`sh[${cellPid}]`)), `inside burner listed as outside: ${inside.top_outside}`);
+});
+
+test("short-lived children of a cell count as inside (through the parent's cutime), without double counting", { timeout: 30_000 }, async (t) => {
+  const { outside, inside, cellPct } = await sampleOutsideAndInside(FORKER, 2);
+  t.diagnostic(`forker ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
+  assert.ok(cellPct >= 20, `the forker got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
+  const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
+  assert.ok(diff >= 0.7 * cellPct, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} forker ${cellPct.toFixed(0)} %`);
+  // Counting a reaped child twice would make `inside` exceed the machine's busy time: the difference
+  // would then exceed what the forker used.
+  assert.ok(diff <= 1.3 * cellPct + 10, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} forker ${cellPct.toFixed(0)} %`);
+});
+
+const report = (over: Partial<NoiseReport> = {}): NoiseReport => ({
+  samples: 20, seconds: 10, outside_cpu_pct: 3, outside_cpu_pct_max: 8, steal_pct: 0, kernel_cpu_pct: 1,
+  load1_start: 0.2, load1_max: 0.4, top_outside: ["node[42] 2%"], ...over,
+});
+
+test("judgeNoise: thresholds are strict upper bounds, steal is judged apart, the reason names figure, threshold and culprit", () => {
+  assert.deepEqual(DEFAULT_NOISE_THRESHOLDS, { outsideCpuPct: 20, stealPct: 10 });
+  assert.deepEqual(judgeNoise(report()), { disturbed: false, reason: "" });
+  assert.deepEqual(judgeNoise(report({ outside_cpu_pct: 20, steal_pct: 10 })), { disturbed: false, reason: "" });
+  assert.deepEqual(judgeNoise(report({ outside_cpu_pct: 20.1, top_outside: ["cc1[77] 15%", "make[70] 4%"] })), {
+    disturbed: true,
+    reason: "CPU used outside the cell 20.1% of a core > 20% (busiest: cc1[77] 15%, make[70] 4%); load 0.4 over 10s",
+  });
+  assert.deepEqual(judgeNoise(report({ steal_pct: 12.5 })), { disturbed: true, reason: "steal 12.5% of a core > 10%; load 0.4 over 10s" });
+  assert.deepEqual(judgeNoise(report({ outside_cpu_pct: 99, steal_pct: 30, top_outside: [] }), { outsideCpuPct: 50, stealPct: 25 }), {
+    disturbed: true,
+    reason: "CPU used outside the cell 99% of a core > 50%; steal 30% of a core > 25%; load 0.4 over 10s",
+  });
+  // Too short to judge: a 10 ms jiffy is 10 % of a 0.1 s window.
+  assert.deepEqual(judgeNoise(report({ seconds: 0.5, outside_cpu_pct: 300 })), { disturbed: false, reason: "" });
+});
+
+test("machineBusy: a busy loop that is not the runner's descendant makes the machine busy, with the culprit named", { timeout: 30_000 }, async (t) => {
+  const pid = startOrphanBurner();
+  try {
+    const { busy, report: r, reason } = await machineBusy(2);
+    t.diagnostic(reason);
+    assert.equal(busy, true, JSON.stringify(r));
+    assert.match(reason, /^machine already busy: CPU used outside the cell [\d.]+% of a core > 20%/);
+    assert.ok(r.top_outside!.some((s) => s.startsWith(`sh[${pid}]`)), `culprit named: ${reason}`);
+  } finally {
+    kill(pid);
+  }
+});
