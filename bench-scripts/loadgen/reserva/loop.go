@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,16 +19,22 @@ import (
 )
 
 type LoopConfig struct {
-	Concurrency  int
-	Warmup       time.Duration
-	Duration     time.Duration
-	Deletes      bool
-	Seed         uint64
-	QueryTimeout time.Duration
-	MarkDir      string // touch .measure-start / .measure-end here (the runner's resource window)
-	ServerPIDs   []int
-	Progress     io.Writer
-	Label        string
+	Concurrency int
+	Warmup      time.Duration // fixed warm-up; with WarmupMax > 0 the minimum warm-up
+	Duration    time.Duration
+	// Steady-state warm-up (WarmupMax > 0): windows of one second (the series' slots); the warm-up
+	// ends at the first whole second when the last WarmupWindows seconds' transfer counts are all
+	// within ±WarmupTol of their mean (and at least Warmup has passed), or at WarmupMax (steady=false).
+	WarmupMax     time.Duration
+	WarmupWindows int
+	WarmupTol     float64
+	Deletes       bool
+	Seed          uint64
+	QueryTimeout  time.Duration
+	MarkDir       string // touch .measure-start / .measure-end here (the runner's resource window)
+	ServerPIDs    []int
+	Progress      io.Writer
+	Label         string
 }
 
 type CPU struct {
@@ -53,6 +60,9 @@ type LoopResult struct {
 	FirstError    string               `json:"first_error,omitempty"`
 	CPU           CPU                  `json:"cpu"`
 	MeasuredS     float64              `json:"measured_s"`
+	Steady        *bool                `json:"steady"` // steady-state warm-up only: false = WarmupMax reached first
+	WarmupRule    *WarmupRule          `json:"warmup,omitempty"`
+	warmupS       int
 	hists         *workerHists
 }
 
@@ -61,6 +71,40 @@ type SeriesOut struct {
 	Transfers []int64            `json:"transfers"`
 	Deletes   []int64            `json:"deletes"`
 	Errors    map[string][]int64 `json:"errors"` // classes with at least one event
+}
+
+// WarmupRule is the steady-state warm-up's rule (the window rates are the warm-up part of series.transfers).
+type WarmupRule struct {
+	Mode      string  `json:"mode"` // "steady"
+	WindowS   float64 `json:"window_s"`
+	Windows   int     `json:"windows"`
+	Tolerance float64 `json:"tolerance"`
+	MinS      float64 `json:"min_s"`
+	MaxS      float64 `json:"max_s"`
+}
+
+// Steady reports whether the last k rates are all within ±tol of their mean, and the mean is
+// positive. Barrett et al., "Virtual Machine Warmup Blows Hot and Cold" (OOPSLA 2017); JMH's
+// iteration-based warm-up.
+func Steady(rates []int64, k int, tol float64) bool {
+	if k < 1 || len(rates) < k {
+		return false
+	}
+	last := rates[len(rates)-k:]
+	mean := 0.0
+	for _, v := range last {
+		mean += float64(v)
+	}
+	mean /= float64(k)
+	if mean <= 0 {
+		return false
+	}
+	for _, v := range last {
+		if math.Abs(float64(v)-mean) > tol*mean {
+			return false
+		}
+	}
+	return true
 }
 
 func touch(dir, name string) {
@@ -76,10 +120,29 @@ func touch(dir, name string) {
 // in-flight transfer has returned (each bounded by QueryTimeout per round trip set).
 func RunLoop(ctx context.Context, e Engine, entries []Entry, cfg LoopConfig) *LoopResult {
 	start := time.Now()
-	measureStart := start.Add(cfg.Warmup)
-	measureEnd := measureStart.Add(cfg.Duration)
-	totalS := int((cfg.Warmup+cfg.Duration)/time.Second) + 1
+	maxWarm := cfg.Warmup
+	steadyMode := cfg.WarmupMax > 0
+	if steadyMode {
+		maxWarm = cfg.WarmupMax
+	}
+	// The measured window in ns since start: unknown (MaxInt64) until a steady warm-up decides it.
+	var msNs, meNs atomic.Int64
+	setWindow := func(warm time.Duration) {
+		meNs.Store(int64(warm + cfg.Duration))
+		msNs.Store(int64(warm))
+	}
+	if steadyMode {
+		msNs.Store(math.MaxInt64)
+		meNs.Store(math.MaxInt64)
+	} else {
+		setWindow(cfg.Warmup)
+	}
+	inWindow := func(t time.Time) bool { d := int64(t.Sub(start)); return d >= msNs.Load() && d < meNs.Load() }
+	running := func() bool { return int64(time.Since(start)) < meNs.Load() }
+	totalS := int((maxWarm+cfg.Duration)/time.Second) + 1
 	series := newSeries(totalS + 1)
+	warmS := int(cfg.Warmup / time.Second)
+	var steady *bool
 
 	var (
 		counter, committed, deleted atomic.Int64
@@ -96,6 +159,23 @@ func RunLoop(ctx context.Context, e Engine, entries []Entry, cfg LoopConfig) *Lo
 	edges.Add(1)
 	go func() {
 		defer edges.Done()
+		if steadyMode {
+			// At every whole second s the slots 0..s-1 are complete windows; when they are steady (or
+			// the bound is next) the measured window starts at the next whole second, s+1, so that
+			// the series' slots and the latency window agree exactly.
+			for s := 1; ; s++ {
+				time.Sleep(time.Until(start.Add(time.Duration(s) * time.Second)))
+				rates := load(series.transfers, s)
+				ok := s+1 >= warmS && Steady(rates, cfg.WarmupWindows, cfg.WarmupTol)
+				if ok || time.Duration(s+1)*time.Second >= cfg.WarmupMax || ctx.Err() != nil {
+					warmS, steady = s+1, &ok
+					setWindow(time.Duration(s+1) * time.Second)
+					break
+				}
+			}
+		}
+		measureStart := start.Add(time.Duration(msNs.Load()))
+		measureEnd := start.Add(time.Duration(meNs.Load()))
 		time.Sleep(time.Until(measureStart))
 		touch(cfg.MarkDir, ".measure-start")
 		cpuStartSelf = SelfCPUSeconds()
@@ -149,7 +229,7 @@ func RunLoop(ctx context.Context, e Engine, entries []Entry, cfg LoopConfig) *Lo
 					firstErr.CompareAndSwap(nil, err.Error())
 				}
 			}
-			for time.Now().Before(measureEnd) && ctx.Err() == nil {
+			for running() && ctx.Err() == nil {
 				acq := entries[r.IntN(len(entries))]
 				iss := entries[r.IntN(len(entries))]
 				amount := r.Int64N(1000)
@@ -165,8 +245,7 @@ func RunLoop(ctx context.Context, e Engine, entries []Entry, cfg LoopConfig) *Lo
 				committed.Add(1)
 				pool.add(id)
 				series.transfers[series.slot(start, t1)].Add(1)
-				inWindow := !t1.Before(measureStart) && t1.Before(measureEnd)
-				if inWindow {
+				if inWindow(t1) {
 					recordUs(h.transfer, t1.Sub(t0))
 					for i, d := range tm {
 						recordUs(h.rt[i], d)
@@ -190,7 +269,7 @@ func RunLoop(ctx context.Context, e Engine, entries []Entry, cfg LoopConfig) *Lo
 					}
 					deleted.Add(1)
 					series.deletes[series.slot(start, d1)].Add(1)
-					if !d1.Before(measureStart) && d1.Before(measureEnd) {
+					if inWindow(d1) {
 						recordUs(h.del, d1.Sub(d0))
 					}
 				}
@@ -211,8 +290,16 @@ func RunLoop(ctx context.Context, e Engine, entries []Entry, cfg LoopConfig) *Lo
 	for i, name := range roundTripNames {
 		res.LatencyMs[name] = summarize(merged.rt[i])
 	}
-	warmS := int(cfg.Warmup / time.Second)
-	n := totalS
+	n := warmS + int(cfg.Duration/time.Second) + 1 // warm-up, measured seconds, the tail
+	if n > totalS {
+		n = totalS
+	}
+	res.warmupS = warmS
+	res.Steady = steady
+	if steadyMode {
+		res.WarmupRule = &WarmupRule{Mode: "steady", WindowS: 1, Windows: cfg.WarmupWindows, Tolerance: cfg.WarmupTol,
+			MinS: cfg.Warmup.Seconds(), MaxS: cfg.WarmupMax.Seconds()}
+	}
 	res.Series = SeriesOut{WarmupS: warmS, Transfers: load(series.transfers, n), Deletes: load(series.deletes, n), Errors: map[string][]int64{}}
 	measured := func(xs []int64) (s int64) {
 		for i := warmS; i < n && i < warmS+int(cfg.Duration/time.Second); i++ {

@@ -75,6 +75,9 @@ type options struct {
 	seed                                                   uint64
 	concurrency, pool                                      int
 	warmup, duration, queryTimeout                         time.Duration
+	warmupMax                                              time.Duration
+	warmupWindows                                          int
+	warmupTol                                              float64
 	deletes, breakInvariant, quiet                         bool
 	serverPIDs                                             []int
 }
@@ -105,6 +108,9 @@ func parseArgs(args []string) (options, error) {
 	fs.IntVar(&o.concurrency, "concurrency", 64, "run: transfers in flight, 1..1000")
 	fs.IntVar(&o.pool, "pool", 0, "run: connection pool size (0: = concurrency, as upstream)")
 	fs.DurationVar(&o.warmup, "warmup", 10*time.Second, "run: warm-up before the measured window, 0..1h, whole seconds")
+	fs.DurationVar(&o.warmupMax, "warmup-max", 0, "run: steady-state warm-up: warm up until the last -warmup-windows seconds' transfer counts agree within -warmup-tol, at most this long (whole seconds; 0 = fixed -warmup, which is then the minimum otherwise)")
+	fs.IntVar(&o.warmupWindows, "warmup-windows", 3, "run: steady-state warm-up: successive 1 s windows that must agree, 2..60")
+	fs.Float64Var(&o.warmupTol, "warmup-tol", 0.05, "run: steady-state warm-up: tolerance as a fraction of the windows' mean (0.05 = ±5 %)")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "run: measured window, 1s..6h, whole seconds")
 	fs.DurationVar(&o.queryTimeout, "query-timeout", time.Minute, "run: timeout of one transfer (upstream: 1m)")
 	fs.BoolVar(&o.deletes, "deletes", true, "run: delete a transfer after every 20th (upstream default on)")
@@ -142,6 +148,12 @@ func parseArgs(args []string) (options, error) {
 		return o, bad("-pool %d is not valid (valid: 0 (= concurrency) or 1..1000)", o.pool)
 	case o.warmup < 0 || o.warmup > time.Hour || o.warmup%time.Second != 0:
 		return o, bad("-warmup %s is not valid (valid: whole seconds, 0s..1h)", o.warmup)
+	case o.warmupMax < 0 || o.warmupMax > time.Hour || o.warmupMax%time.Second != 0 || (o.warmupMax > 0 && o.warmupMax < o.warmup):
+		return o, bad("-warmup-max %s is not valid (valid: 0 (fixed -warmup) or whole seconds from -warmup to 1h)", o.warmupMax)
+	case o.warmupWindows < 2 || o.warmupWindows > 60:
+		return o, bad("-warmup-windows %d is not valid (valid: 2..60)", o.warmupWindows)
+	case !(o.warmupTol > 0 && o.warmupTol < 1):
+		return o, bad("-warmup-tol %v is not valid (valid: between 0 and 1, e.g. 0.05)", o.warmupTol)
 	case o.duration < time.Second || o.duration > 6*time.Hour || o.duration%time.Second != 0:
 		return o, bad("-duration %s is not valid (valid: whole seconds, 1s..6h)", o.duration)
 	case o.queryTimeout < time.Second || o.queryTimeout > 10*time.Minute:
@@ -250,10 +262,13 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		progress = nil
 	}
 	rep.LoopResult = RunLoop(ctx, db, entries, LoopConfig{
-		Concurrency: o.concurrency, Warmup: o.warmup, Duration: o.duration, Deletes: o.deletes, Seed: o.seed,
+		Concurrency: o.concurrency, Warmup: o.warmup, Duration: o.duration,
+		WarmupMax: o.warmupMax, WarmupWindows: o.warmupWindows, WarmupTol: o.warmupTol, Deletes: o.deletes, Seed: o.seed,
 		QueryTimeout: o.queryTimeout, MarkDir: o.markDir, ServerPIDs: o.serverPIDs, Progress: progress,
 		Label: o.engine() + "/" + o.variant,
 	})
+
+	rep.WarmupS = float64(rep.LoopResult.warmupS) // the warm-up this cell needed (steady-state) or was given
 
 	if rep.TablePerMinute, err = db.TransfersPerMinute(ctx); err != nil {
 		return fmt.Errorf("count transfers per minute: %w", err)

@@ -296,3 +296,50 @@ func TestLoopCountsTransfersDeletesAndKeepsTheBooks(t *testing.T) {
 		t.Fatalf("series %+v", res.Series)
 	}
 }
+
+func TestSteadyRule(t *testing.T) {
+	if !Steady([]int64{5, 100, 100, 103, 98}, 3, 0.05) || Steady([]int64{100, 100, 120}, 3, 0.05) || Steady([]int64{0, 0, 0}, 3, 0.05) || Steady([]int64{100, 100}, 3, 0.05) {
+		t.Fatal("Steady: want the last 3 within ±5 % of their mean, a positive mean, at least 3 windows")
+	}
+}
+
+// A steady warm-up of a constant fake engine ends after the minimum (k whole seconds agree);
+// the measured window follows it and the series marks the warm-up it took.
+func TestLoopSteadyWarmup(t *testing.T) {
+	entries := []Entry{alice, bob, {UserID: 3, OrgID: 3, Token: "tok-3", AccountID: 30, CardID: 30, CVV: 1}}
+	f := newFakeEngine(entries)
+	for k := range f.balances {
+		f.balances[k] = 1_000_000_000
+	}
+	res := RunLoop(context.Background(), f, entries, LoopConfig{Concurrency: 2, Duration: time.Second, Seed: 1, QueryTimeout: time.Second,
+		WarmupMax: 6 * time.Second, WarmupWindows: 2, WarmupTol: 0.9})
+	if res.Steady == nil || res.WarmupRule == nil {
+		t.Fatalf("steady %v rule %v: a steady warm-up reports both", res.Steady, res.WarmupRule)
+	}
+	if res.warmupS < 3 || res.warmupS > 6 || res.Series.WarmupS != res.warmupS {
+		t.Fatalf("warm-up %d s (series %d): want 3..6", res.warmupS, res.Series.WarmupS)
+	}
+	if *res.Steady && res.warmupS == 6 {
+		t.Fatalf("steady at the bound")
+	}
+	if res.Transfers == 0 || res.LatencyMs["transfer"].Count != res.Transfers {
+		t.Fatalf("measured %d transfers, latency count %d", res.Transfers, res.LatencyMs["transfer"].Count)
+	}
+}
+
+// A never-steady rule (tolerance 1e-9 on a noisy count) stops at the bound and still measures.
+func TestLoopSteadyWarmupBounded(t *testing.T) {
+	entries := []Entry{alice, bob, {UserID: 3, OrgID: 3, Token: "tok-3", AccountID: 30, CardID: 30, CVV: 1}}
+	f := newFakeEngine(entries)
+	for k := range f.balances {
+		f.balances[k] = 1_000_000_000
+	}
+	res := RunLoop(context.Background(), f, entries, LoopConfig{Concurrency: 2, Duration: time.Second, Seed: 1, QueryTimeout: time.Second,
+		Warmup: time.Second, WarmupMax: 2 * time.Second, WarmupWindows: 2, WarmupTol: 1e-9})
+	if res.Steady == nil || *res.Steady || res.warmupS != 2 {
+		t.Fatalf("steady %v after %d s: want false at the 2 s bound", res.Steady, res.warmupS)
+	}
+	if res.Transfers == 0 {
+		t.Fatal("the cell still measures after the bound")
+	}
+}
