@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"sync"
@@ -37,7 +38,9 @@ type Result struct {
 	Workload    string  `json:"workload"`
 	Connections int     `json:"connections"`
 	Mode        string  `json:"mode"`
-	WarmupS     float64 `json:"warmup_s"`
+	WarmupS     float64 `json:"warmup_s"` // the warm-up taken
+	Steady      *bool   `json:"steady"`   // steady-state warm-up only: false = -warmup-max reached first
+	Warmup      Warmup  `json:"warmup"`
 	DurationS   float64 `json:"duration_s"`
 	StoppedBy   string  `json:"stopped_by"`
 	Queries     int64   `json:"queries"`
@@ -64,6 +67,10 @@ type config struct {
 	connections int
 	duration    time.Duration
 	warmup      time.Duration
+	warmupMax   time.Duration
+	warmupWin   time.Duration
+	warmupK     int
+	warmupTol   float64
 	maxQueries  int64
 	seed        uint64
 	mode        string
@@ -86,6 +93,10 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.connections, "connections", 8, "persistent connections (one closed loop each), 1..1024")
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "measured phase, 1s..1h")
 	fs.DurationVar(&c.warmup, "warmup", time.Second, "warm-up before measuring (not recorded), 0..10m")
+	fs.DurationVar(&c.warmupMax, "warmup-max", 0, "steady-state warm-up: warm up until the last -warmup-windows windows' throughputs agree within -warmup-tol, at most this long (0 = fixed -warmup; otherwise -warmup is the minimum), 0..10m")
+	fs.DurationVar(&c.warmupWin, "warmup-window", time.Second, "steady-state warm-up: window length")
+	fs.IntVar(&c.warmupK, "warmup-windows", 3, "steady-state warm-up: successive windows that must agree, 2..60")
+	fs.Float64Var(&c.warmupTol, "warmup-tol", 0.05, "steady-state warm-up: tolerance, fraction of the windows' mean (0.05 = ±5 %)")
 	fs.Int64Var(&c.maxQueries, "max-queries", 10_000_000, "stop the measured phase after this many queries (>= 1)")
 	fs.Uint64Var(&c.seed, "seed", 1, "PRNG seed; connection i uses (seed, i)")
 	fs.StringVar(&c.mode, "mode", "cache", "query protocol: cache (extended, prepared once per connection), simple (simple query protocol), exec (extended, unprepared)")
@@ -107,6 +118,10 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("-duration %s out of range; valid: 1s..1h", c.duration)
 	case c.warmup < 0 || c.warmup > 10*time.Minute:
 		return c, fmt.Errorf("-warmup %s out of range; valid: 0..10m", c.warmup)
+	case c.warmupMax < 0 || c.warmupMax > 10*time.Minute || (c.warmupMax > 0 && c.warmupMax < c.warmup):
+		return c, fmt.Errorf("-warmup-max %s out of range; valid: 0 (fixed -warmup) or -warmup..10m", c.warmupMax)
+	case c.warmupMax > 0 && (c.warmupWin < 10*time.Millisecond || c.warmupK < 2 || c.warmupK > 60 || !(c.warmupTol > 0 && c.warmupTol < 1)):
+		return c, fmt.Errorf("-warmup-window %s / -warmup-windows %d / -warmup-tol %v: valid: >= 10ms, 2..60, between 0 and 1", c.warmupWin, c.warmupK, c.warmupTol)
 	case c.maxQueries < 1:
 		return c, fmt.Errorf("-max-queries %d must be >= 1", c.maxQueries)
 	}
@@ -189,6 +204,7 @@ func run(c config) (*Result, error) {
 		reconnects atomic.Int64
 		firstErr   atomic.Value
 		measureAt  atomic.Int64 // unix nanos when measuring began
+		warmDone   atomic.Int64 // queries completed during the warm-up (ok or not)
 	)
 	seconds := int(c.duration/time.Second) + 2
 	perSecond := make([]atomic.Int64, seconds)
@@ -217,6 +233,7 @@ func run(c config) (*Result, error) {
 				lat := time.Since(t0)
 				cancel()
 				if !measuring.Load() {
+					warmDone.Add(1)
 					if err != nil && conn.IsClosed() {
 						if nc, cerr := connect(ctx, c); cerr == nil {
 							conn, conns[i] = nc, nc
@@ -255,7 +272,20 @@ func run(c config) (*Result, error) {
 		}(i)
 	}
 
-	time.Sleep(c.warmup)
+	warm := Warmup{Mode: "fixed", MinS: c.warmup.Seconds(), MaxS: c.warmup.Seconds()}
+	var steadyP *bool
+	warmTaken := c.warmup
+	if c.warmupMax > 0 {
+		took, ok, rates := warmUp(warmDone.Load, c.warmup, c.warmupMax, c.warmupWin, c.warmupK, c.warmupTol)
+		warmTaken, steadyP = took, &ok
+		warm = Warmup{Mode: "steady", WindowS: c.warmupWin.Seconds(), Windows: c.warmupK, Tolerance: c.warmupTol,
+			MinS: c.warmup.Seconds(), MaxS: c.warmupMax.Seconds()}
+		for _, r := range rates {
+			warm.WindowRates = append(warm.WindowRates, math.Round(r*100)/100)
+		}
+	} else {
+		time.Sleep(c.warmup)
+	}
 	start := time.Now()
 	measureAt.Store(start.UnixNano())
 	measuring.Store(true)
@@ -285,7 +315,7 @@ loop:
 
 	total := newHist()
 	res := &Result{Tool: "pgwire-tp", Version: 1, Workload: w.Name, Connections: c.connections, Mode: c.mode,
-		WarmupS: c.warmup.Seconds(), DurationS: elapsed.Seconds(), StoppedBy: stoppedBy}
+		WarmupS: math.Round(warmTaken.Seconds()*1000) / 1000, Steady: steadyP, Warmup: warm, DurationS: elapsed.Seconds(), StoppedBy: stoppedBy}
 	for i := range hists {
 		total.Merge(hists[i])
 	}

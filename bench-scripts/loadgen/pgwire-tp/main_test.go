@@ -128,3 +128,22 @@ func TestRunAgainstServer(t *testing.T) {
 		t.Fatalf("errors not counted: %+v", res)
 	}
 }
+
+func TestSteadyWarmUp(t *testing.T) {
+	if !steady([]float64{1, 100, 101, 99}, 3, 0.05) || steady([]float64{100, 100, 120}, 3, 0.05) || steady([]float64{0, 0, 0}, 3, 0.05) {
+		t.Fatal("steady: the last 3 within ±5 % of their positive mean")
+	}
+	// A constant rate is steady after k windows.
+	start := time.Now()
+	constant := func() int64 { return int64(time.Since(start) / time.Millisecond) }
+	took, ok, rates := warmUp(constant, 0, 5*time.Second, 50*time.Millisecond, 3, 0.2)
+	if !ok || took > time.Second || len(rates) < 3 {
+		t.Fatalf("constant rate: took %v, steady %v, rates %v", took, ok, rates)
+	}
+	// An accelerating rate never agrees: stopped at the bound, steady false.
+	accel := func() int64 { ms := int64(time.Since(start) / time.Millisecond); return ms * ms }
+	took, ok, _ = warmUp(accel, 0, 300*time.Millisecond, 50*time.Millisecond, 3, 0.01)
+	if ok || took < 250*time.Millisecond || took > 400*time.Millisecond {
+		t.Fatalf("accelerating rate: took %v, steady %v; want false at the 300 ms bound", took, ok)
+	}
+}
