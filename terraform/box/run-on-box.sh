@@ -108,6 +108,65 @@ upload_interval=${SAMEBOX_UPLOAD_INTERVAL_SECONDS:-300}
 [[ "$upload_interval" =~ ^[0-9]+$ ]] || { log "SAMEBOX_UPLOAD_INTERVAL_SECONDS '$upload_interval' is not a whole number; using 300"; upload_interval=300; }
 periodic_uploads=0
 uploader_pid=""
+bench_pid=""
+
+# Every process this script starts ends before it does, on every path (signal, budget, normal end):
+# the suite's own children may outlive their parent (a shell killed by TERM leaves its `sleep`), and
+# such an orphan belongs to init, which may reap it late, so waiting for our own children is not
+# enough. "Ours" is worked out from /proc without forking: our descendants; every process group one
+# of them leads (timeout(1) makes its own, so its command's orphans keep that group); and, when this
+# script leads its session (a systemd unit, the tests), the whole session. Our own process group is
+# not counted when we do not lead it (`script | tee`: the tee is not ours).
+declare -A our_groups=()
+read -r own_stat < /proc/$$/stat
+read -r _ _ own_pgid own_sid _ <<< "${own_stat##*) }"
+own_session=$(( own_sid == $$ ))
+ours=()
+started_processes() { # sets ours: the pids of the processes this script started that still exist (zombies too)
+  local f line pid changed=1
+  local -a st ppid_of=() pgid_of=() sid_of=()
+  local -A mine=([$$]=1)
+  for f in /proc/[0-9]*/stat; do
+    { read -r line < "$f"; } 2>/dev/null || continue
+    read -r -a st <<< "${line##*) }"
+    pid=${f#/proc/}; pid=${pid%/stat}
+    ppid_of[pid]=${st[1]}; pgid_of[pid]=${st[2]}; sid_of[pid]=${st[3]}
+  done
+  while (( changed )); do
+    changed=0
+    for pid in "${!ppid_of[@]}"; do
+      [[ -z "${mine[$pid]:-}" ]] || continue
+      if [[ -n "${mine[${ppid_of[pid]}]:-}" || -n "${our_groups[${pgid_of[pid]}]:-}" ]] \
+         || (( own_session && sid_of[pid] == $$ )); then
+        mine[$pid]=1; changed=1
+        (( pgid_of[pid] == own_pgid )) || our_groups[${pgid_of[pid]}]=1
+      fi
+    done
+  done
+  unset 'mine[$$]'
+  ours=("${!mine[@]}")
+}
+
+end_started_processes() { # <grace seconds>: TERM each process we started (once), KILL what is left after
+  # the grace, and return when none is left; bounded (grace + 10 s after the KILL).
+  local grace=$1 deadline=$((SECONDS + $1)) killed=0 pid
+  local -A termed=()
+  while started_processes; (( ${#ours[@]} )); do
+    if (( SECONDS >= deadline )); then
+      (( killed )) && { log "still there ${grace}s after TERM and 10s after KILL: pids ${ours[*]}"; return 1; }
+      log "KILL to pids ${ours[*]}: still there ${grace}s after TERM"
+      kill -KILL "${ours[@]}" 2>/dev/null
+      killed=1; deadline=$((SECONDS + 10))
+    fi
+    for pid in "${ours[@]}"; do
+      [[ -z "${termed[$pid]:-}" ]] || continue
+      termed[$pid]=1
+      kill -TERM "$pid" 2>/dev/null && kill -CONT "$pid" 2>/dev/null
+    done
+    sleep 0.1 # the orphans are init's to reap: there is nothing of ours to wait on
+  done
+  return 0
+}
 
 # Incremental upload: a background loop syncs the run folder (and the logs) every
 # upload_interval seconds while the suite runs. niced and idle-class I/O so that it
@@ -118,12 +177,14 @@ start_uploader() {
   (
     # Children run in the background and are waited for, so that TERM (stop_uploader) is
     # handled at once and takes them along: a sync cut short is redone by the final upload.
+    # The uploader ends only once they have (timeout passes the TERM to its whole group and
+    # KILLs it 10 s later), so none is left to init.
     trap - EXIT INT
-    trap 'pkill -TERM -P "$BASHPID" 2>/dev/null; exit 0' TERM
+    trap 'kill -TERM $(jobs -p) 2>/dev/null; wait; exit 0' TERM
     renice -n 19 -p "$BASHPID" >/dev/null 2>&1
     ionice -c 3 -p "$BASHPID" >/dev/null 2>&1
     bounded_upload() { # <seconds> <local path> <uri>
-      timeout "$1" bash -c "$(declare -f upload); upload \"\$@\"" _ "$2" "$3" >>"$status_dir/upload.log" 2>&1 &
+      timeout --kill-after=10 "$1" bash -c "$(declare -f upload); upload \"\$@\"" _ "$2" "$3" >>"$status_dir/upload.log" 2>&1 &
       wait $!
     }
     while :; do
@@ -146,18 +207,32 @@ start_uploader() {
 stop_uploader() {
   [[ -n "$uploader_pid" ]] || return 0
   kill -TERM "$uploader_pid" 2>/dev/null
-  wait "$uploader_pid" 2>/dev/null
+  while wait "$uploader_pid" 2>/dev/null; (( $? > 128 )) && kill -0 "$uploader_pid" 2>/dev/null; do :; done
   uploader_pid=""
   [[ -f "$status_dir/periodic-uploads" ]] && periodic_uploads=$(wc -l < "$status_dir/periodic-uploads")
   return 0
 }
 
+stop_bench() { # TERM to timeout(1), which passes it to the suite's process group and KILLs it 120 s later
+  [[ -n "$bench_pid" ]] || return 0
+  kill -TERM "$bench_pid" 2>/dev/null
+  # a trapped signal cuts wait short: wait again while it is there (it is reaped by the wait that returns)
+  while wait "$bench_pid" 2>/dev/null; (( $? > 128 )) && kill -0 "$bench_pid" 2>/dev/null; do :; done
+  bench_pid=""
+}
+
 finish() {
   (( finished )) && return
   finished=1
-  trap - EXIT INT TERM
+  # A second signal no longer cuts the uploads short (systemd KILLs after TimeoutStopSec).
+  trap - EXIT
+  trap 'log "signal ignored: finishing"' INT TERM
   log "finishing: status=$status exit_code=${exit_code:-none} ${detail}"
+  stop_bench
   stop_uploader
+  # What they left (orphans of the suite, anything it started in the background) ends too,
+  # before the run folder is uploaded.
+  end_started_processes 20
   local dest marker
   if [[ -n "$results_dest" ]] || resolve_results_dest; then
     dest=$results_dest
@@ -176,6 +251,7 @@ finish() {
   else
     log "cannot work out the results destination; nothing uploaded"
   fi
+  end_started_processes 5
   log "powering off"
   if [[ -n "${SAMEBOX_POWEROFF_CMD:-}" ]]; then
     $SAMEBOX_POWEROFF_CMD
@@ -257,10 +333,12 @@ timeout --signal=TERM --kill-after=120 "$budget_s" \
   bash "$main" --profile "$profile_arg" --studies "$SAMEBOX_STUDIES" --systems "$SAMEBOX_SYSTEMS" \
   --run-id "$run_id" --no-site >>"$main_log" 2>&1 &
 bench_pid=$!
-# wait returns early when a signal arrives; the trap then ends the suite (TERM) before uploading.
-trap 'status=interrupted; detail="terminated by a signal (shutdown or cancel)"; kill -TERM "$bench_pid" 2>/dev/null; wait "$bench_pid" 2>/dev/null; exit 143' INT TERM
+our_groups[$bench_pid]=1 # timeout(1) leads its own process group: the suite's orphans stay in it
+# wait returns early when a signal arrives; the trap's exit runs finish, which ends the suite
+# (stop_bench) before uploading.
 wait "$bench_pid"
 exit_code=$?
+bench_pid=""
 if (( exit_code == 0 )); then
   status=ok
 elif (( exit_code == 124 || exit_code == 137 )); then
