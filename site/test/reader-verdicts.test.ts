@@ -1,4 +1,4 @@
-// "Does it reproduce?" in a real browser: every /reproduce/<study>/ row's ratio, interval and verdict
+// "Does it reproduce?" in a real browser: every /reproduce/<study>/ row's ratio, interval, n, run and verdict (one of five)
 // equal a recomputation from records.json and the study's claims.json; the home page opens with the
 // verdict counts per study, each with a chart that keeps its <title>/<desc>.
 import { test, before, after } from "node:test";
@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, repoRoot, type Preview } from "./harness.ts";
-import { records, studies, featuredRunOf, type Rec } from "./expectations.ts";
-import { interval95, perRepetition } from "../../pipeline/lib/stats.ts";
+import { records, runs, studies, type Rec } from "./expectations.ts";
+import { tQuantile } from "../../pipeline/lib/stats.ts";
 import type { Claim, ClaimSide as Side } from "../../pipeline/schema/types.ts";
 
 let preview: Preview;
@@ -21,40 +21,72 @@ const claimsOf = (study: string): Claim[] | undefined => {
 };
 const withClaims = studies.filter((s) => claimsOf(s.name));
 
-/** Expected row, derived here from records (not from the site's modules). */
-function expected(study: string, c: Claim) {
-  const run = featuredRunOf(study);
-  const rs = records.filter((r) => r.source === "measured" && r.run_id === run?.run_id && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload));
-  const cells = (s: Side) => {
-    const m = new Map<string, Rec[]>();
-    for (const r of rs) {
-      if (r.system !== s.system || (s.variant !== undefined && r.variant !== s.variant) || (s.concurrency !== undefined && r.concurrency !== s.concurrency)) continue;
-      // The pooled claim ("*") takes every workload's values per system as one cell.
-      const k = c.workload === "*" ? "pooled" : `${r.workload}|${r.variant}|${r.concurrency}`;
-      (m.get(k) ?? m.set(k, []).get(k)!).push(r);
+const FIVE = ["reproduces", "does not reproduce", "tie", "undecided", "not measured"];
+const MIN_REPS = 5;
+const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+
+/** Paired per-repetition values of a claim in one run's counted records, derived here (not from the site's modules). */
+function pairsOf(rs: Rec[], c: Claim): Array<{ a: number; b: number }> {
+  const side = (s: Side) => rs.filter((r) => r.system === s.system && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency));
+  const ra = side(c.a);
+  const rb = side(c.b);
+  // per repetition → per key (workload for "*", else the cell) → values
+  const nest = (xs: Rec[], key: (r: Rec) => string) => {
+    const m = new Map<number, Map<string, number[]>>();
+    for (const r of xs) {
+      const byK = m.get(r.repetition) ?? m.set(r.repetition, new Map()).get(r.repetition)!;
+      (byK.get(key(r)) ?? byK.set(key(r), []).get(key(r))!).push(r.value);
     }
-    // A cell's interval is over its repetitions; the pooled claim treats every sample as one value.
-    return [...m.values()].map((v) => ({ variant: v[0].variant, concurrency: v[0].concurrency, values: c.workload === "*" ? v.map((r) => r.value) : perRepetition(v) }));
+    return m;
   };
-  const as = cells(c.a);
-  const bs = cells(c.b);
-  const common = as.map((x) => x.concurrency).filter((k) => bs.some((y) => y.concurrency === k));
-  const conc = common.length ? Math.max(...common) : undefined;
-  const pick = (xs: typeof as) => xs.filter((x) => conc === undefined || x.concurrency === conc).sort((x, y) => x.variant.localeCompare(y.variant))[0];
-  const a = pick(as);
-  const b = pick(bs);
-  if (!a || !b) return { verdict: "not measured" };
-  const ia = interval95(a.values);
-  const ib = interval95(b.values);
-  const [num, den] = c.better === "higher" ? [ia, ib] : [ib, ia];
-  const ratio = num.mean / den.mean;
-  const min = c.holds_if.min ?? -Infinity;
-  const max = c.holds_if.max ?? Infinity;
-  if (ia.method === "none" || ib.method === "none") return { verdict: ratio >= min && ratio <= max ? "reproduces" : "does not reproduce", ratio };
-  const lo = den.hi > 0 ? Math.max(0, num.lo / den.hi) : 0;
-  const hi = den.lo > 0 ? num.hi / den.lo : Infinity;
-  const verdict = lo >= min && hi <= max ? "reproduces" : hi < min || lo > max ? "does not reproduce" : "within noise";
-  return { verdict, ratio, lo, hi };
+  if (c.workload === "*") {
+    // per repetition, the mean over the workloads both sides measured in it
+    const na = nest(ra, (r) => r.workload);
+    const nb = nest(rb, (r) => r.workload);
+    return [...na.keys()].sort((x, y) => x - y).flatMap((rep) => {
+      const wa = na.get(rep)!;
+      const wb = nb.get(rep);
+      const shared = [...wa.keys()].filter((w) => wb?.has(w));
+      return shared.length ? [{ a: mean(shared.map((w) => mean(wa.get(w)!))), b: mean(shared.map((w) => mean(wb!.get(w)!))) }] : [];
+    });
+  }
+  const common = [...new Set(ra.map((r) => r.concurrency))].filter((k) => rb.some((r) => r.concurrency === k));
+  if (!common.length) return [];
+  const conc = Math.max(...common);
+  const pick = (xs: Rec[]) => {
+    const at = xs.filter((r) => r.concurrency === conc);
+    const v = at.map((r) => r.variant).sort((x, y) => x.localeCompare(y))[0];
+    return nest(at.filter((r) => r.variant === v), () => "");
+  };
+  const pa = pick(ra);
+  const pb = pick(rb);
+  return [...pa.keys()].sort((x, y) => x - y).filter((rep) => pb.has(rep)).map((rep) => ({ a: mean(pa.get(rep)!.get("")!), b: mean(pb.get(rep)!.get("")!) }));
+}
+
+/** Expected row: the run (newest with ≥ 5 paired repetitions, else newest non-ci, else newest that measured both sides), the geometric-mean ratio, its t interval, the verdict. */
+function expected(study: string, c: Claim) {
+  const ok = new Set(runs.flatMap((m) => m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${m.run_id}|${x.workload}|${x.system}|${x.variant}|${x.concurrency}|${x.repetition}`)));
+  const counted = records.filter((r) => r.source === "measured" && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload)
+    && ok.has(`${r.run_id}|${r.workload}|${r.system}|${r.variant}|${r.concurrency}|${r.repetition}`));
+  const ordered = runs.filter((m) => m.status !== "running").sort((x, y) => y.started_at.localeCompare(x.started_at));
+  const measured = ordered.map((m) => ({ m, p: pairsOf(counted.filter((r) => r.run_id === m.run_id), c).filter((x) => x.a > 0 && x.b > 0) })).filter((x) => x.p.length > 0);
+  const chosen = measured.find((x) => x.p.length >= MIN_REPS) ?? measured.find((x) => x.m.profile !== "ci") ?? measured[0];
+  if (!chosen) return { verdict: "not measured", n: 0 };
+  const d = chosen.p.map((x) => (c.better === "higher" ? Math.log(x.a / x.b) : Math.log(x.b / x.a)));
+  const n = d.length;
+  const m = mean(d);
+  const ratio = Math.exp(m);
+  if (n < MIN_REPS) return { verdict: "undecided", n, ratio, run: chosen.m.run_id };
+  const h = (tQuantile(0.975, n - 1) * Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1))) / Math.sqrt(n);
+  const lo = Math.exp(m - h);
+  const hi = Math.exp(m + h);
+  const [rlo, rhi] = c.kind === "size" ? [c.size!.ratio / (1 + c.size!.tolerance), c.size!.ratio * (1 + c.size!.tolerance)]
+    : c.kind === "threshold" ? [c.threshold!.min ?? 0, c.threshold!.max ?? Infinity] : [1, Infinity];
+  let verdict: string;
+  if (c.kind === "ordering" && lo >= 1 / 1.05 && hi <= 1.05) verdict = "tie";
+  else if (c.kind === "ordering") verdict = lo > 1 ? "reproduces" : hi < 1 ? "does not reproduce" : "undecided";
+  else verdict = lo >= rlo && hi <= rhi ? "reproduces" : hi < rlo || lo > rhi ? "does not reproduce" : "undecided";
+  return { verdict, n, ratio, lo, hi, run: chosen.m.run_id };
 }
 
 before(async () => {
@@ -83,15 +115,24 @@ test("each verdict table matches a recomputation from the records", async () => 
     for (const [i, c] of claims.entries()) {
       const want = expected(s.name, c);
       const got = rows[i];
+      assert.ok(FIVE.includes(got.verdict!), `${s.name}/${c.id}: verdict "${got.verdict}" is not one of the five`);
       assert.equal(got.verdict, want.verdict, `${s.name}/${c.id}: verdict`);
+      assert.equal(got.kind, c.kind, `${s.name}/${c.id}: kind`);
+      // n is always paired repetitions, and the row names the one run it was judged from
+      assert.equal(Number(got.n), want.n, `${s.name}/${c.id}: n (repetitions)`);
+      assert.equal(got.run, want.run ?? "", `${s.name}/${c.id}: run`);
+      if (want.run) assert.ok(await page.locator(`#verdicts-${s.name} tr[data-claim="${c.id}"] a[href$="runs/${want.run}/"]`).count() > 0, `${s.name}/${c.id}: links its run`);
       if (want.ratio !== undefined) {
         judged++;
         assert.ok(Math.abs(Number(got.ratio) / want.ratio - 1) < 1e-9, `${s.name}/${c.id}: ratio ${got.ratio} vs ${want.ratio}`);
         if (want.lo !== undefined) {
-          assert.ok(Math.abs(Number(got.lo) - want.lo) < 1e-9 * Math.max(1, want.lo), `${s.name}/${c.id}: interval low ${got.lo} vs ${want.lo}`);
-          assert.equal(Number.isFinite(want.hi!) ? Number(got.hi).toPrecision(9) : got.hi, Number.isFinite(want.hi!) ? want.hi!.toPrecision(9) : "Infinity", `${s.name}/${c.id}: interval high`);
+          assert.ok(want.lo > 0 && Number(got.lo) > 0, `${s.name}/${c.id}: the interval never reaches 0`);
+          assert.ok(Math.abs(Number(got.lo) / want.lo - 1) < 1e-9, `${s.name}/${c.id}: interval low ${got.lo} vs ${want.lo}`);
+          assert.ok(Math.abs(Number(got.hi) / want.hi! - 1) < 1e-9, `${s.name}/${c.id}: interval high ${got.hi} vs ${want.hi}`);
+        } else {
+          assert.equal(got.lo, "", `${s.name}/${c.id}: no interval below ${MIN_REPS} repetitions`);
         }
-      }
+      } else assert.equal(got.ratio, "", `${s.name}/${c.id}: not measured shows no ratio`);
       const pub = c.published.ratio ?? (c.better === "higher" ? c.published.a! / c.published.b! : c.published.b! / c.published.a!);
       assert.ok(Math.abs(Number(got.published) / pub - 1) < 1e-9, `${s.name}/${c.id}: published ratio`);
     }

@@ -2,9 +2,7 @@
 // so each SVG carries <title>/<desc> and the pages ship no JavaScript.
 import * as Plot from "@observablehq/plot";
 import { render, colorScale, type ChartText } from "./charts.ts";
-import type { ClaimVerdict } from "./verdicts.ts";
-
-const verdictColor = { reproduces: "#1f6b3a", "within noise": "#8a5a00", "does not reproduce": "#a51c1c", "not measured": "#8a8f98" };
+import { verdictColor, type ClaimVerdict } from "./verdicts.ts";
 
 /** Per claim, the seed's ratio (hollow diamond) beside ours (dot with its 95 % interval); log scale, ratios not absolutes. */
 export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { compact?: boolean } = {}): string {

@@ -13,6 +13,7 @@ export function median(values: number[]): number {
 
 // A cell's identity and unit are the records' own fields (the generated ResultRecord), not a copy of them.
 export interface CellStat extends Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "variant" | "concurrency" | "metric" | "unit"> {
+  /** repetitions (a tool's several values in one repetition count once) */
   n: number;
   median: number;
   min: number;
@@ -38,12 +39,12 @@ export function cellStats(records: ResultRecord[]): CellStat[] {
   return [...groups.values()].map((g) => {
     const values = g.map((r) => r.value);
     const first = g[0];
+    const ci = interval95(perRepetition(g));
     return {
       run_id: first.run_id, study: first.study, workload: first.workload, system: first.system, system_version: first.system_version,
       variant: first.variant, concurrency: first.concurrency, metric: first.metric, unit: first.unit,
-      n: values.length, median: median(values), min: Math.min(...values), max: Math.max(...values), values,
-      // over repetitions (one value each), never over a tool's several runs within one repetition
-      ci: interval95(perRepetition(g)),
+      // n and the interval are over repetitions (one value each), never over a tool's several runs within one
+      n: ci.n, median: median(values), min: Math.min(...values), max: Math.max(...values), values, ci,
     };
   });
 }

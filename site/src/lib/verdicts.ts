@@ -1,16 +1,21 @@
 // "Does it reproduce?": each seed's claims (bench-scripts/studies/<study>/claims.json, format in
 // bench-scripts/studies/CLAIMS.md) beside samebox's measurement of the same comparison, with a verdict
-// decided by the 95 % intervals (stats.ts). Read at build time; analysis pages stay free of JS.
+// from pipeline/lib/verdicts.ts (paired per-repetition log ratios, Student-t interval). Each claim is judged
+// from one run: the newest that measured both of its sides (preferring one with enough repetitions); runs
+// and machines are never pooled. Read at build time; analysis pages stay free of JS.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { cellStats, featuredRun, pooledBySystem, interval95, type CellStat, type Interval95 } from "./stats.ts";
+import { DEFAULT_JUDGE_OPTIONS, VERDICTS, claimRegion, fmtRatio, judgeClaim, pairedSamples, regionText, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
 import claimsSchema from "../../../pipeline/schema/claims.schema.json";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
 // claims.json's shape and schema: pipeline/schema/claims.schema.json and its generated types.
-export type { Claim, ClaimSide, ClaimsFile };
+export type { Claim, ClaimSide, ClaimsFile, Verdict };
+export { fmtRatio, regionText, claimRegion, VERDICTS };
+/** Below this many paired repetitions a claim has no interval (undecided). */
+export const MIN_REPETITIONS = DEFAULT_JUDGE_OPTIONS.minRepetitions;
 const validateClaims = new Ajv2020({ allErrors: false, strict: false }).compile<ClaimsFile>(claimsSchema);
 
 function repoRoot(): string {
@@ -44,21 +49,20 @@ export function loadClaims(study: string): ClaimsFile | undefined {
   return raw;
 }
 
-export type VerdictKind = "reproduces" | "within noise" | "does not reproduce" | "not measured";
-
-export interface ClaimVerdict {
+/** One claim's row: the seed's ratio beside ours, judged from one run. */
+export interface ClaimVerdict extends ClaimJudgement {
   claim: Claim;
   /** How many times better a is than b as the seed published it (oriented by `better`). */
   publishedRatio: number;
-  verdict: VerdictKind;
-  /** Ours, same orientation: ratio of the two cells' means, and the interval from their 95 % intervals. */
-  ratio?: number;
-  lo?: number;
-  hi?: number;
+  /** Where the claim holds, in words ("above 1× (a beats b)", "2.8× to 4.38×", "at least 43×"). */
+  region: string;
+  /** Whether an interval is shown (from minRepetitions paired repetitions on). */
   hasInterval: boolean;
-  a?: CellStat;
-  b?: CellStat;
-  why: string;
+  /** The run the claim is judged from (absent: no run measured both sides). */
+  run?: RunManifest;
+  /** Each side's mean over the paired repetitions, with the cells' unit. */
+  a?: { mean: number; unit: string };
+  b?: { mean: number; unit: string };
 }
 
 /** "a is `ratio` times better than b": a/b for higher-is-better metrics, b/a for lower-is-better. */
@@ -66,100 +70,106 @@ export function orientedRatio(a: number, b: number, better: "higher" | "lower"):
   return better === "higher" ? a / b : b / a;
 }
 
-/** Interval of the oriented ratio from the two means' 95 % intervals (conservative: opposite ends). */
-export function ratioInterval(a: Interval95, b: Interval95, better: "higher" | "lower"): { lo: number; hi: number } | undefined {
-  if (a.method === "none" || b.method === "none") return undefined;
-  const div = (x: number, y: number) => (y > 0 ? x / y : Infinity);
-  const [num, den] = better === "higher" ? [a, b] : [b, a];
-  return { lo: Math.max(0, den.hi > 0 ? num.lo / den.hi : 0), hi: div(num.hi, den.lo) };
+/** Key of a manifest cell (and of a record's cell): run, study, workload, system, variant, concurrency, repetition. */
+function cellKey(x: { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number }, run: string): string {
+  return [run, x.study, x.workload, x.system, x.variant, x.concurrency, x.repetition].join("\u0000");
 }
 
-/** Verdict of a ratio (point and optional interval) against the range in which the claim holds. */
-export function judge(ratio: number, interval: { lo: number; hi: number } | undefined, holds: { min?: number; max?: number }): Exclude<VerdictKind, "not measured"> {
-  const min = holds.min ?? -Infinity;
-  const max = holds.max ?? Infinity;
-  if (!interval) return ratio >= min && ratio <= max ? "reproduces" : "does not reproduce";
-  if (interval.lo >= min && interval.hi <= max) return "reproduces";
-  if (interval.hi < min || interval.lo > max) return "does not reproduce";
-  return "within noise";
+/** Records of the study that count for verdicts, per run: measured scalars of cells whose manifest status is "ok" (a noisy or failed cell's records never count). */
+function countedRecords(study: string, runs: RunManifest[], records: ResultRecord[]): Map<string, ResultRecord[]> {
+  const ok = new Set<string>();
+  for (const m of runs) for (const c of m.cells) if (c.study === study && c.status === "ok") ok.add(cellKey(c, m.run_id));
+  const byRun = new Map<string, ResultRecord[]>();
+  for (const r of records) {
+    if (r.source !== "measured" || r.study !== study || r.t !== null || !ok.has(cellKey(r, r.run_id))) continue;
+    const g = byRun.get(r.run_id);
+    if (g) g.push(r);
+    else byRun.set(r.run_id, [r]);
+  }
+  return byRun;
 }
 
-function matches(c: CellStat, s: ClaimSide): boolean {
-  return c.system === s.system && (s.variant === undefined || c.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
+function sideText(s: ClaimSide): string {
+  return `${s.system}${s.variant ? ` (${s.variant})` : ""}`;
 }
 
-/** Picks one cell per side: the highest concurrency both sides ran (the claim may pin it), then the first variant by name. */
-function pickCells(stats: CellStat[], claim: Claim): { a?: CellStat; b?: CellStat } {
-  let pool = stats.filter((c) => c.metric === claim.metric);
-  if (claim.workload === "*") pool = pooledBySystem(pool, claim.metric).map((c) => ({ ...c, ci: interval95(c.values) }));
-  else pool = pool.filter((c) => c.workload === claim.workload);
-  const as = pool.filter((c) => matches(c, claim.a));
-  const bs = pool.filter((c) => matches(c, claim.b));
-  const common = as.map((c) => c.concurrency).filter((k) => bs.some((c) => c.concurrency === k));
-  const conc = common.length ? Math.max(...common) : undefined;
-  const first = (cs: CellStat[]) => cs.filter((c) => conc === undefined || c.concurrency === conc).sort((x, y) => x.variant.localeCompare(y.variant))[0];
-  return { a: first(as), b: first(bs) };
-}
-
-function missingWhy(s: ClaimSide, claim: Claim, study: string, run: RunManifest | undefined, found: boolean): string | undefined {
-  if (found) return undefined;
-  if (!run) return `no measured run of ${study} yet`;
-  const cell = run.cells.find((c) => c.study === study && c.system === s.system && (claim.workload === "*" || c.workload === claim.workload) && (s.variant === undefined || c.variant === s.variant) && c.status !== "ok");
-  const what = `${s.system}${s.variant ? ` (${s.variant})` : ""}`;
-  if (cell) return `${what}: cell ${cell.status} in run ${run.run_id}${cell.reason ? ` — ${cell.reason}` : ""}`;
-  return `${what} was not measured on ${claim.workload === "*" ? "any workload" : claim.workload} (${claim.metric}) in run ${run.run_id}`;
+/** Why no run measured both sides: the newest run that planned a side's cells and what became of them. */
+function missingWhy(claim: Claim, study: string, runs: RunManifest[], byRun: Map<string, ResultRecord[]>): string {
+  const finished = runs.filter((m) => m.status !== "running");
+  if (!finished.some((m) => m.cells.some((c) => c.study === study))) return `no run of ${study} yet`;
+  const parts: string[] = [];
+  for (const s of [claim.a, claim.b]) {
+    const planned = (c: RunManifest["cells"][number]) => c.study === study && c.system === s.system && (claim.workload === "*" || c.workload === claim.workload) && (s.variant === undefined || c.variant === s.variant);
+    const measuredIn = finished.find((m) => (byRun.get(m.run_id) ?? []).some((r) => r.system === s.system && r.metric === claim.metric && (claim.workload === "*" || r.workload === claim.workload) && (s.variant === undefined || r.variant === s.variant)));
+    if (measuredIn) continue;
+    const m = finished.find((x) => x.cells.some(planned));
+    const cell = m?.cells.find((c) => planned(c) && c.status !== "ok");
+    if (m && cell) parts.push(`${sideText(s)}: cell ${cell.status} in run ${m.run_id}${cell.reason ? ` — ${cell.reason}` : ""}`);
+    else parts.push(`${sideText(s)} was not measured on ${claim.workload === "*" ? "any workload" : claim.workload} (${claim.metric}) in any run`);
+  }
+  return `${parts.length ? parts.join("; ") : `no single run measured both ${sideText(claim.a)} and ${sideText(claim.b)} on ${claim.workload === "*" ? "a common workload" : claim.workload} (${claim.metric}); runs are never pooled`}.`;
 }
 
 export interface StudyVerdicts {
   study: Study;
   claims: ClaimsFile;
-  run: RunManifest | undefined;
   rows: ClaimVerdict[];
-  counts: Record<VerdictKind, number>;
+  /** The runs the rows are judged from, newest first. */
+  runs: RunManifest[];
+  counts: Record<Verdict, number>;
 }
 
-/** Every claim of the study judged against the study's featured run (stats.ts featuredRun). */
+/**
+ * Every claim of the study, each judged from one run: the newest finished run that measured both of its
+ * sides with at least minRepetitions paired repetitions; else the newest (preferring a profile other than
+ * the one-minute "ci" smoke run) that measured both sides, undecided and saying so. A run that measured one
+ * side only is never used for that claim. `runs` newest first.
+ */
 export function studyVerdicts(study: Study, runs: RunManifest[], records: ResultRecord[]): StudyVerdicts | undefined {
   const claims = loadClaims(study.name);
   if (!claims) return undefined;
-  const run = featuredRun(study, runs, records);
-  const stats = run ? cellStats(records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === study.name)) : [];
+  const byRun = countedRecords(study.name, runs, records);
+  const finished = runs.filter((m) => m.status !== "running" && byRun.has(m.run_id));
+  const minRepetitions = MIN_REPETITIONS;
   const rows = claims.claims.map((claim): ClaimVerdict => {
     const publishedRatio = claim.published.ratio ?? orientedRatio(claim.published.a!, claim.published.b!, claim.better);
-    const { a, b } = pickCells(stats, claim);
-    if (!a || !b) {
-      const why = [missingWhy(claim.a, claim, study.name, run, !!a), missingWhy(claim.b, claim, study.name, run, !!b)].filter(Boolean).join("; ");
-      return { claim, publishedRatio, verdict: "not measured", hasInterval: false, a, b, why };
+    const region = regionText(claim);
+    const measured = finished.map((run) => ({ run, samples: pairedSamples(byRun.get(run.run_id)!, claim) })).filter((x) => x.samples.length > 0);
+    const chosen = measured.find((x) => x.samples.length >= minRepetitions) ?? measured.find((x) => x.run.profile !== "ci") ?? measured[0];
+    if (!chosen) {
+      return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why: missingWhy(claim, study.name, runs, byRun) };
     }
-    const ratio = orientedRatio(a.ci.mean, b.ci.mean, claim.better);
-    const iv = ratioInterval(a.ci, b.ci, claim.better);
-    const verdict = judge(ratio, iv, claim.holds_if);
-    const range = holdsText(claim.holds_if);
-    const why = iv
-      ? `ours ${fmtRatio(ratio)} (95 % interval ${fmtRatio(iv.lo)}–${fmtRatio(iv.hi)}); the claim holds for ${range}`
-      : `ours ${fmtRatio(ratio)} from ${Math.min(a.n, b.n)} repetition: no interval, judged by the point estimate; the claim holds for ${range}`;
-    return { claim, publishedRatio, verdict, ratio, lo: iv?.lo, hi: iv?.hi, hasInterval: !!iv, a, b, why };
+    const j = judgeClaim(claim, chosen.samples);
+    const unit = byRun.get(chosen.run.run_id)!.find((r) => r.metric === claim.metric)?.unit ?? "";
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    let why = `Run ${chosen.run.run_id}: ${j.why}.`;
+    if (chosen.samples.length < minRepetitions) {
+      why += ` No run measured both sides ${minRepetitions} times; this is the newest that measured both${measured.length > 1 ? ` (${measured.length} runs did, each judged alone: runs are never pooled)` : ""}.`;
+    }
+    return {
+      ...j, claim, publishedRatio, region, why, run: chosen.run, hasInterval: j.lo !== undefined && j.hi !== undefined,
+      a: { mean: mean(chosen.samples.map((s) => s.a)), unit }, b: { mean: mean(chosen.samples.map((s) => s.b)), unit },
+    };
   });
-  const counts = { reproduces: 0, "within noise": 0, "does not reproduce": 0, "not measured": 0 } as Record<VerdictKind, number>;
+  const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const r of rows) counts[r.verdict]++;
-  return { study, claims, run, rows, counts };
+  const used = new Set(rows.map((r) => r.run?.run_id).filter(Boolean));
+  return { study, claims, rows, runs: runs.filter((m) => used.has(m.run_id)), counts };
 }
 
-export function holdsText(h: { min?: number; max?: number }): string {
-  if (h.min !== undefined && h.max !== undefined) return `a ratio of ${fmtRatio(h.min)} to ${fmtRatio(h.max)}`;
-  if (h.min !== undefined) return `a ratio of at least ${fmtRatio(h.min)}`;
-  return `a ratio of at most ${fmtRatio(h.max!)}`;
-}
-
-/** 1.046 → "1.05×", 43 → "43×", 0.5 → "0.5×". */
-export function fmtRatio(r: number): string {
-  if (!Number.isFinite(r)) return "∞";
-  return `${r >= 100 ? Math.round(r).toLocaleString("en-US") : Number(r.toPrecision(3)).toString()}×`;
-}
-
-export const verdictClass: Record<VerdictKind, string> = {
+export const verdictClass: Record<Verdict, string> = {
   reproduces: "v-yes",
-  "within noise": "v-noise",
   "does not reproduce": "v-no",
+  tie: "v-tie",
+  undecided: "v-undecided",
   "not measured": "v-none",
+};
+
+/** The colour of each verdict in charts (the badges' colours in site.css). */
+export const verdictColor: Record<Verdict, string> = {
+  reproduces: "#1f6b3a",
+  "does not reproduce": "#a51c1c",
+  tie: "#2b5c9e",
+  undecided: "#8a5a00",
+  "not measured": "#8a8f98",
 };
