@@ -3,6 +3,8 @@ import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement, Unit } from "../lib/records.ts";
 import { parseJson } from "./json-output.ts";
+import { publishable } from "./percentiles.ts";
+import { warmupFromCell } from "./warmup.ts";
 
 // k6 driving an MCP tool (bench-scripts/loadgen/mcp-load/k6/mcp-call.js, the mcp-db study's
 // client_ceiling_k6 workload). stdout is the script's handleSummary JSON: measured-scenario
@@ -57,9 +59,11 @@ export function parseK6(stdout: string, cellDir?: string): Measurement[] {
   // mcp-call.js adds every tools/call to its latency trend, failed ones too (a refused connection
   // counts as 0 ms), while mcp-load's percentiles are of successful calls only. With errors the
   // k6 percentiles would mix the two, so they are withheld: the cell shows its errors instead.
-  if (isNum(s.latency_ms.p50) && s.errors.total === 0) for (const k of LATENCY_KEYS) add(`latency_${k}`, s.latency_ms[k] as number, "ms");
+  // A percentile needs at least 10/(1-p) calls in its sample (percentiles.ts).
+  if (isNum(s.latency_ms.p50) && s.errors.total === 0) for (const k of LATENCY_KEYS) if (publishable(k, s.ok)) add(`latency_${k}`, s.latency_ms[k] as number, "ms");
 
   if (!cellDir) return out;
+  out.push(...warmupFromCell(cellDir));
   const cpuFile = path.join(cellDir, "k6-cpu.json");
   if (existsSync(cpuFile)) {
     const cpu = parseJson(readFileSync(cpuFile, "utf8"), "k6-cpu.json") as { per_call_us?: unknown; window?: unknown };

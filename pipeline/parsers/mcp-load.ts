@@ -3,6 +3,7 @@ import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement, Unit } from "../lib/records.ts";
 import { parseJson } from "./json-output.ts";
+import { publishable } from "./percentiles.ts";
 
 // mcp-load (bench-scripts/loadgen/mcp-load): one JSON report on stdout. The mcp-db study's run
 // verb also leaves in the cell folder
@@ -15,6 +16,10 @@ interface LatencyMs { p50: number; p90: number; p95: number; p99: number; p999: 
 interface Report {
   tool: string;
   calls: number;
+  ok?: number;
+  warmup_s?: number;
+  steady?: boolean | null;
+  dropped?: number;
   errors: { total: number; by_kind?: Record<string, number> };
   throughput_per_s: number;
   latency_ms: LatencyMs | null;
@@ -49,6 +54,11 @@ function kindMetric(prefix: string, kind: string): string {
   return `${prefix}errors_${kind.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
 }
 
+// Successful calls: the latency sample (older reports without 'ok': calls - errors).
+function okOf(r: Report): number {
+  return isNum(r.ok) ? r.ok : Math.max(0, r.calls - r.errors.total);
+}
+
 export function parseMcpLoad(stdout: string, cellDir?: string): Measurement[] {
   const r = report(parseJson(stdout, "mcp-load output"), "mcp-load", "mcp-load output");
   const out: Measurement[] = [];
@@ -58,8 +68,15 @@ export function parseMcpLoad(stdout: string, cellDir?: string): Measurement[] {
   add("calls", r.calls, "count");
   add("errors", r.errors.total, "count");
   for (const [kind, n] of Object.entries(r.errors.by_kind ?? {})) if (isNum(n)) add(kindMetric("", kind), n, "count");
-  // No successful call, no latency: the cell reports throughput 0 and its errors only.
-  if (r.latency_ms) for (const k of LATENCY_KEYS) add(`latency_${k}`, r.latency_ms[k], "ms");
+  // Open-loop arrivals dropped at the in-flight bound: mcp-load counts them in errors (kind dropped) too.
+  if (isNum(r.dropped)) add("dropped", r.dropped, "count");
+  // The warm-up this cell took (steady-state: until successive windows agreed) and whether it got there.
+  if (isNum(r.warmup_s)) add("warmup_s", r.warmup_s, "s");
+  if (typeof r.steady === "boolean") add("steady", r.steady ? 1 : 0, "count");
+  // No successful call, no latency: the cell reports throughput 0 and its errors only. A percentile
+  // needs at least 10/(1-p) successful calls (percentiles.ts).
+  const okCalls = okOf(r);
+  if (r.latency_ms) for (const k of LATENCY_KEYS) if (publishable(k, okCalls)) add(`latency_${k}`, r.latency_ms[k], "ms");
   if (r.cpu && isNum(r.cpu.per_call_us)) add("client_cpu_per_call", r.cpu.per_call_us, "us");
   if (isNum(r.session_reinits)) add("session_reinits", r.session_reinits, "count");
 
@@ -70,8 +87,9 @@ export function parseMcpLoad(stdout: string, cellDir?: string): Measurement[] {
     add("direct_throughput", d.throughput_per_s, "q/s");
     add("direct_errors", d.errors.total, "count");
     if (d.latency_ms) {
-      for (const k of LATENCY_KEYS) add(`direct_latency_${k}`, d.latency_ms[k], "ms");
-      if (r.latency_ms) {
+      const dOk = okOf(d);
+      for (const k of LATENCY_KEYS) if (publishable(k, dOk)) add(`direct_latency_${k}`, d.latency_ms[k], "ms");
+      if (r.latency_ms && publishable("p50", Math.min(okCalls, dOk))) {
         // What the agent pays on top of the database: same queries, same concurrency.
         const round = (x: number) => Math.round(x * 10_000) / 10_000;
         add("mcp_overhead_p50", round(r.latency_ms.p50 - d.latency_ms.p50), "ms");

@@ -3,6 +3,8 @@ import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement, Unit } from "../lib/records.ts";
 import { parseJson } from "./json-output.ts";
+import { publishable } from "./percentiles.ts";
+import { warmupFromCell } from "./warmup.ts";
 
 // The mcp-servers study (seed 003), bench-scripts/studies/mcp-servers/run. stdout is one JSON report,
 // either mcp-load's (tool "mcp-load", --mix tools.json: per-tool figures in "tools", whole_run = the
@@ -15,7 +17,7 @@ import { parseJson } from "./json-output.ts";
 //   open-loop-rate.json  open loop only: {closed_loop_peak, fraction, rate}
 //   faults.json     {server_alive_after_run}
 
-export const ERROR_CLASSES = ["http", "jsonrpc", "is_error", "failed_check", "timeout", "transport", "protocol"] as const;
+export const ERROR_CLASSES = ["http", "jsonrpc", "is_error", "failed_check", "timeout", "transport", "protocol", "dropped"] as const;
 export const TOOLS = ["search_products", "get_user_cart", "checkout"] as const;
 const LATENCY_KEYS = ["p50", "p90", "p95", "p99", "p999", "max", "mean"] as const;
 
@@ -39,6 +41,9 @@ interface Report {
   whole_run?: { calls: number; wall_s: number; rate_per_s: number };
   seed_way?: { mcp_requests: number; run_s: number; rps: number; latency_ms: Latency | null };
   requests_per_s?: number;
+  warmup_s?: number;
+  steady?: boolean | null;
+  dropped?: number;
   open_loop?: { intended: number; sent: number; dropped: number; late: number };
   rate?: number | null;
 }
@@ -101,16 +106,22 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
   add("calls", r.calls, "count");
   add("errors", r.errors.total, "count");
   for (const c of ERROR_CLASSES) add(`errors_${c}`, r.errors.by_class?.[c] ?? 0, "count");
-  if (r.latency_ms) for (const k of LATENCY_KEYS) add(`latency_${k}`, r.latency_ms[k], "ms");
+  // A percentile needs at least 10/(1-p) successful calls in its sample (percentiles.ts).
+  if (r.latency_ms) for (const k of LATENCY_KEYS) if (publishable(k, r.ok)) add(`latency_${k}`, r.latency_ms[k], "ms");
   for (const t of r.tools!) {
     add(`${t.name}_throughput`, t.throughput_per_s, "calls/s");
     add(`${t.name}_errors`, t.errors?.total ?? 0, "count");
-    if (t.latency_ms) for (const k of LATENCY_KEYS) add(`${t.name}_latency_${k}`, t.latency_ms[k], "ms");
+    if (t.latency_ms) for (const k of LATENCY_KEYS) if (publishable(k, t.ok)) add(`${t.name}_latency_${k}`, t.latency_ms[k], "ms");
   }
   for (const key of ["p95", "p99"] as const) {
+    // The seed's averaged percentile: each tool's own percentile must be publishable.
+    if (r.tools!.some((t) => t.latency_ms && t.ok > 0 && !publishable(key, t.ok))) continue;
     const v = averagedPercentile(r.tools!, key);
     if (v !== null) add(`seed_averaged_${key}`, v, "ms");
   }
+  // The steady-state warm-up this cell took (mcp-load's own, or the mcp-load pre-warm before k6).
+  if (isNum(r.warmup_s)) add("warmup_s", r.warmup_s, "s");
+  if (typeof r.steady === "boolean") add("steady", r.steady ? 1 : 0, "count");
   // The seed's way of counting: everything over the whole run, warm-up and ramps included.
   if (r.tool === "mcp-load" && r.whole_run && isNum(r.whole_run.rate_per_s)) add("seed_way_rps", r.whole_run.rate_per_s, "calls/s");
   if (r.tool === "k6-seed003" && r.seed_way && isNum(r.seed_way.rps)) {
@@ -121,11 +132,15 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
   if (r.tool === "k6-seed003" && isNum(r.requests_per_s)) add("requests_per_s", r.requests_per_s, "calls/s");
   if (r.open_loop) {
     if (isNum(r.rate)) add("offered_rate", r.rate, "calls/s");
-    add("open_loop_dropped", r.open_loop.dropped, "count");
+    // Dropped arrivals are failed calls: mcp-load counts them in errors (class dropped) as well.
+    add("dropped", r.open_loop.dropped, "count");
     add("open_loop_late", r.open_loop.late, "count");
   }
 
   if (!cellDir) return out;
+  // seed_k6: k6's own report has no warm-up; the run verb pre-warms with mcp-load until steady
+  // and leaves warmup.json (lib/steady.sh's format).
+  if (r.tool === "k6-seed003") out.push(...warmupFromCell(cellDir));
   const resFile = path.join(cellDir, "resources.json");
   if (existsSync(resFile)) {
     const res = parseJson(readFileSync(resFile, "utf8"), "resources.json") as Resources;

@@ -3,6 +3,8 @@ import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement } from "../lib/records.ts";
 import { percentileSorted } from "../lib/stats.ts";
+import { publishable } from "./percentiles.ts";
+import { warmupFromCell } from "./warmup.ts";
 
 // pgbench (PostgreSQL 15+) summary on stdout, progress lines (-P) on stderr or stdout, and, when run
 // with --log --log-prefix=$CELL_DIR/pgbench_log, the per-transaction logs from which we take exact
@@ -69,14 +71,14 @@ export function parsePgbench(stdout: string, cellDir?: string): Measurement[] {
     const logs = latenciesFromLogs(cellDir);
     if (logs?.latenciesMs.length) {
       const l = logs.latenciesMs;
-      add("latency_p50", percentileSorted(l, 50), "ms");
-      add("latency_p95", percentileSorted(l, 95), "ms");
-      add("latency_p99", percentileSorted(l, 99), "ms");
+      // A percentile needs at least 10/(1-p) logged transactions (percentiles.ts).
+      for (const p of [50, 95, 99]) if (publishable(`p${p}`, l.length)) add(`latency_p${p}`, percentileSorted(l, p), "ms");
       // No latency_min: the log has whole microseconds and its minimum is often 0.000 ms, an artefact
       // of the resolution, not a figure (issue 9).
       add("latency_max", l[l.length - 1], "ms");
     }
   }
+  out.push(...warmupFromCell(cellDir));
   return out;
 }
 

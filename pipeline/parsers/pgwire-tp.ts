@@ -2,6 +2,8 @@ import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement } from "../lib/records.ts";
+import { publishable } from "./percentiles.ts";
+import { warmupMeasurements } from "./warmup.ts";
 
 // pgwire-tp (bench-scripts/loadgen/pgwire-tp) prints one JSON object on stdout and writes the same
 // to $CELL_DIR/pgwire-tp.json: closed-loop throughput over N persistent PostgreSQL-wire connections.
@@ -30,13 +32,11 @@ export function parsePgwireTp(text: string): Measurement[] {
     { metric: "queries", value: queries, unit: "count" },
   ];
   // With no successful query there is no latency to report (the cell still shows qps 0 and the errors).
+  // A percentile needs at least 10/(1-p) queries (percentiles.ts).
   if (queries > 0) {
-    out.push(
-      { metric: "latency_p50", value: field(lat, "p50", "pgwire-tp latency_ms"), unit: "ms" },
-      { metric: "latency_p99", value: field(lat, "p99", "pgwire-tp latency_ms"), unit: "ms" },
-      { metric: "latency_max", value: field(lat, "max", "pgwire-tp latency_ms"), unit: "ms" },
-    );
+    for (const k of ["p50", "p99", "max"]) if (publishable(k, queries)) out.push({ metric: `latency_${k}`, value: field(lat, k, "pgwire-tp latency_ms"), unit: "ms" });
   }
+  out.push(...warmupMeasurements(doc));
   const series = doc.per_second;
   if (Array.isArray(series)) {
     series.forEach((n, i) => {

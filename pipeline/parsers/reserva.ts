@@ -2,6 +2,8 @@ import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement } from "../lib/records.ts";
+import { publishable } from "./percentiles.ts";
+import { warmupMeasurements } from "./warmup.ts";
 
 // reserva (bench-scripts/loadgen/reserva, the payments study) prints one JSON report on stdout and
 // writes the same to $CELL_DIR/reserva.json: transfers and actions (transfers + deletes) over the
@@ -64,18 +66,26 @@ export function parseReserva(text: string): Measurement[] {
 
   const lat = obj(doc, "latency_ms", W);
   const summary = (key: string) => obj(lat, key, `${W} latency_ms`);
+  // A percentile needs at least 10/(1-p) observations in its histogram (percentiles.ts); the
+  // histogram's count, else the transfers of the window.
+  const countOf = (s: Obj, fallback: number) => (typeof s.count === "number" ? s.count : fallback);
   if (transfers > 0) {
     const t = summary("transfer");
-    for (const p of ["mean", "p50", "p90", "p99", "p999", "max"]) out.push({ metric: `latency_${p}`, value: num(t, p, "latency_ms.transfer"), unit: "ms" });
+    const n = countOf(t, transfers);
+    for (const p of ["mean", "p50", "p90", "p99", "p999", "max"]) if (publishable(p, n)) out.push({ metric: `latency_${p}`, value: num(t, p, "latency_ms.transfer"), unit: "ms" });
     for (const rt of ["rt1_auth_acquiring", "rt2_card_account", "rt3_auth_issuing", "rt4_transfer_write"]) {
       const s = summary(rt);
-      for (const p of ["p50", "p90", "p99", "p999", "max"]) out.push({ metric: `${rt}_${p}`, value: num(s, p, `latency_ms.${rt}`), unit: "ms" });
+      const m = countOf(s, transfers);
+      for (const p of ["p50", "p90", "p99", "p999", "max"]) if (publishable(p, m)) out.push({ metric: `${rt}_${p}`, value: num(s, p, `latency_ms.${rt}`), unit: "ms" });
     }
   }
   const del = summary("delete");
-  if (num(del, "count", "latency_ms.delete") > 0) {
-    for (const p of ["p50", "p99", "max"]) out.push({ metric: `delete_${p}`, value: num(del, p, "latency_ms.delete"), unit: "ms" });
+  const dels = num(del, "count", "latency_ms.delete");
+  if (dels > 0) {
+    for (const p of ["p50", "p99", "max"]) if (publishable(p, dels)) out.push({ metric: `delete_${p}`, value: num(del, p, "latency_ms.delete"), unit: "ms" });
   }
+  // The steady-state warm-up this cell took (reserva -warmup-max) and whether it got there.
+  out.push(...warmupMeasurements(doc));
 
   const errors = obj(doc, "errors", W);
   const rejects = obj(doc, "rejects", W);

@@ -1,6 +1,8 @@
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement } from "../lib/records.ts";
 import { percentileFromBuckets } from "../lib/stats.ts";
+import { publishable } from "./percentiles.ts";
+import { warmupFromCell } from "./warmup.ts";
 
 // sysbench 1.0.20 text output of an OLTP lua script run with --histogram and --report-interval.
 // Final statistics exclude --warmup-time; p50/p99 come from the latency histogram because sysbench
@@ -25,7 +27,8 @@ export function parseSysbench(stdout: string): Measurement[] {
 
   add("tps", num(stdout, /^\s*transactions:\s+\d+\s+\(([\d.]+) per sec\.\)/m, "transactions"), "tx/s");
   add("qps", num(stdout, /^\s*queries:\s+\d+\s+\(([\d.]+) per sec\.\)/m, "queries"), "q/s");
-  add("transactions", num(stdout, /^\s*transactions:\s+(\d+)/m, "transactions"), "count");
+  const transactions = num(stdout, /^\s*transactions:\s+(\d+)/m, "transactions");
+  add("transactions", transactions, "count");
   add("errors", num(stdout, /^\s*ignored errors:\s+(\d+)/m, "ignored errors"), "count");
   add("reconnects", num(stdout, /^\s*reconnects:\s+(\d+)/m, "reconnects"), "count");
   add("duration", num(stdout, /^\s*total time:\s+([\d.]+)s/m, "total time"), "s");
@@ -35,7 +38,8 @@ export function parseSysbench(stdout: string): Measurement[] {
   add("latency_avg", num(lat, /^\s*avg:\s+([\d.]+)/m, "Latency avg"), "ms");
   add("latency_max", num(lat, /^\s*max:\s+([\d.]+)/m, "Latency max"), "ms");
   const pct = lat.match(/^\s*(\d+)th percentile:\s+([\d.]+)/m);
-  if (pct) add(`latency_p${pct[1]}`, Number(pct[2]), "ms");
+  // A percentile needs at least 10/(1-p) transactions in its sample (percentiles.ts).
+  if (pct && publishable(`p${pct[1]}`, transactions)) add(`latency_p${pct[1]}`, Number(pct[2]), "ms");
 
   const hist = stdout.match(/Latency histogram \(values are in milliseconds\)\n[^\n]*\n([\s\S]*?)\n\s*\n/);
   if (hist) {
@@ -45,8 +49,9 @@ export function parseSysbench(stdout: string): Measurement[] {
       .filter((m): m is RegExpMatchArray => m !== null)
       .map((m) => ({ value: Number(m[1]), count: Number(m[2]) }));
     if (buckets.length) {
-      add("latency_p50", percentileFromBuckets(buckets, 50), "ms");
-      if (pct?.[1] !== "99") add("latency_p99", percentileFromBuckets(buckets, 99), "ms");
+      const n = buckets.reduce((s, b) => s + b.count, 0);
+      if (publishable("p50", n)) add("latency_p50", percentileFromBuckets(buckets, 50), "ms");
+      if (pct?.[1] !== "99" && publishable("p99", n)) add("latency_p99", percentileFromBuckets(buckets, 99), "ms");
     }
   }
 
@@ -60,6 +65,7 @@ export function parseSysbench(stdout: string): Measurement[] {
   return out;
 }
 
-export function parse(ctx: { stdout: string }): Measurement[] {
-  return parseSysbench(ctx.stdout);
+export function parse(ctx: { stdout: string; cellDir?: string }): Measurement[] {
+  // The steady-state warm-up the run verb did before the measured run (warmup.json, lib/steady.sh).
+  return [...parseSysbench(ctx.stdout), ...warmupFromCell(ctx.cellDir)];
 }

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { publishable } from "../parsers/percentiles.ts";
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fixtures, tempDir } from "./helpers.ts";
@@ -37,8 +38,9 @@ for (const c of cells) {
     assert.equal(only(ms, "client_cpu_per_call"), r.cpu.per_call_us);
     for (const [kind, n] of Object.entries(r.errors.by_kind as Record<string, number>)) assert.equal(only(ms, `errors_${kind}`), n, kind);
     if (r.latency_ms) {
-      for (const k of ["p50", "p90", "p95", "p99", "p999", "max", "mean"]) assert.equal(only(ms, `latency_${k}`), r.latency_ms[k], k);
-      const p = ["p50", "p90", "p95", "p99", "p999", "max"].map((k) => only(ms, `latency_${k}`)!);
+      // A percentile only from at least 10/(1-p) successful calls (percentiles.ts).
+      for (const k of ["p50", "p90", "p95", "p99", "p999", "max", "mean"]) assert.equal(only(ms, `latency_${k}`), publishable(k, r.ok) ? r.latency_ms[k] : undefined, k);
+      const p = ["p50", "p90", "p95", "p99", "p999", "max"].filter((k) => publishable(k, r.ok)).map((k) => only(ms, `latency_${k}`)!);
       assert.deepEqual([...p].sort((a, b) => a - b), p, "percentiles are ordered");
     } else {
       assert.equal(only(ms, "latency_p50"), undefined, "no latency without a successful call");
@@ -46,8 +48,8 @@ for (const c of cells) {
     if (existsSync(path.join(raw, c, "direct.json"))) {
       const d = read(c, "direct.json");
       assert.equal(only(ms, "direct_throughput"), d.throughput_per_s);
-      assert.equal(only(ms, "direct_latency_p50"), d.latency_ms.p50);
-      if (r.latency_ms) {
+      assert.equal(only(ms, "direct_latency_p50"), publishable("p50", d.ok) ? d.latency_ms.p50 : undefined);
+      if (r.latency_ms && publishable("p50", Math.min(r.ok, d.ok))) {
         const overhead = only(ms, "mcp_overhead_p50")!;
         assert.ok(Math.abs(overhead - (r.latency_ms.p50 - d.latency_ms.p50)) < 1e-3, "overhead = MCP p50 - direct p50");
       }
@@ -102,6 +104,50 @@ test("bad output gives a ParseError that says what was expected", () => {
     cpSync(path.join(raw, "faucet-sqlite-point"), dir, { recursive: true });
     writeFileSync(path.join(dir, "direct.json"), '{"tool": "mcpdb-direct"');
     assert.throws(() => parse({ cellDir: dir, stdout: good }), (e: Error) => e instanceof ParseError && /direct.json/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Issue 18: the percentile rule, the steady-state warm-up and dropped arrivals.
+test("percentile rule: p is published only from at least 10/(1-p) calls, never a p99.9 from 500", async () => {
+  const { minSampleFor } = await import("../parsers/percentiles.ts");
+  assert.deepEqual([50, 90, 95, 99, 99.9].map(minSampleFor), [20, 100, 200, 1000, 10000]);
+  const lat = { p50: 1, p90: 2, p95: 3, p99: 4, p999: 5, max: 6, mean: 1.5 };
+  const doc = (ok: number) => JSON.stringify({ tool: "mcp-load", calls: ok, ok, errors: { total: 0, by_kind: {} }, throughput_per_s: ok, latency_ms: lat });
+  const at500 = parseMcpLoad(doc(500));
+  assert.deepEqual(at500.filter((m) => m.metric.startsWith("latency_")).map((m) => m.metric).sort(), ["latency_max", "latency_mean", "latency_p50", "latency_p90", "latency_p95"]);
+  const at10k = parseMcpLoad(doc(10_000));
+  assert.equal(at10k.find((m) => m.metric === "latency_p999")?.value, 5);
+  assert.equal(parseMcpLoad(doc(999)).find((m) => m.metric === "latency_p99"), undefined);
+  assert.equal(parseMcpLoad(doc(1000)).find((m) => m.metric === "latency_p99")?.value, 4);
+});
+
+test("steady-state warm-up: warmup_s (s) and steady (0/1) from mcp-load's report; dropped arrivals are errors", () => {
+  const base = { tool: "mcp-load", ok: 900, errors: { total: 100, by_kind: { dropped: 100 } }, throughput_per_s: 90, latency_ms: null };
+  const ms = parseMcpLoad(JSON.stringify({ ...base, calls: 1000, dropped: 100, warmup_s: 7.2, steady: false }));
+  assert.deepEqual(ms.find((m) => m.metric === "warmup_s"), { metric: "warmup_s", value: 7.2, unit: "s", t: null });
+  assert.equal(ms.find((m) => m.metric === "steady")?.value, 0);
+  assert.equal(ms.find((m) => m.metric === "dropped")?.value, 100);
+  assert.equal(ms.find((m) => m.metric === "errors")?.value, 100, "dropped arrivals are in errors");
+  assert.equal(ms.find((m) => m.metric === "errors_dropped")?.value, 100);
+  const fixed = parseMcpLoad(JSON.stringify({ ...base, calls: 1000, warmup_s: 1, steady: null }));
+  assert.equal(fixed.find((m) => m.metric === "steady"), undefined, "a fixed warm-up has no steady flag");
+  for (const m of ms) {
+    const rec = { run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-db", workload: "w", system: "postgresql", system_version: "15", variant: "v", concurrency: 1, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null, profile: "ci", machine: "test", commit: "" };
+    assert.ok(validateRecord(rec), `${m.metric} is a valid record`);
+  }
+});
+
+test("warmup.json (lib/steady.sh) gives warmup_s and steady to the foreign tools' cells; a malformed one is a ParseError", async () => {
+  const { warmupFromCell } = await import("../parsers/warmup.ts");
+  const dir = tempDir();
+  try {
+    assert.deepEqual(warmupFromCell(dir), []);
+    writeFileSync(path.join(dir, "warmup.json"), JSON.stringify({ mode: "steady", warmup_s: 6, steady: true, window_s: 1, windows: 3, tolerance: 0.05, min_s: 3, max_s: 30, window_rates: [1, 2, 3] }));
+    assert.deepEqual(warmupFromCell(dir).map((m) => [m.metric, m.value, m.unit]), [["warmup_s", 6, "s"], ["steady", 1, "count"]]);
+    writeFileSync(path.join(dir, "warmup.json"), JSON.stringify({ warmup_s: "6" }));
+    assert.throws(() => warmupFromCell(dir), ParseError);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
