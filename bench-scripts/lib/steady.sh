@@ -1,0 +1,92 @@
+# shellcheck shell=bash
+# Steady-state warm-up for tools we do not write ourselves (issue 18). Sourced, not a verb.
+#
+# A fixed warm-up is not evidence of a steady state (Barrett et al., "Virtual Machine Warmup Blows
+# Hot and Cold", OOPSLA 2017; JMH warms up in iterations). The rule, the same as our Go load
+# generators' (mcp-load/reserva/pgwire-tp --warmup-max): the load runs in windows of
+# STEADY_WINDOW_S seconds; the warm-up ends when the throughputs of the last STEADY_WINDOWS windows
+# are all within ±STEADY_TOL of their mean (mean > 0) and at least WARMUP seconds have passed, or
+# when WARMUP_MAX seconds have passed (then the cell is still measured, with steady=false).
+#
+#   steady_warmup CHUNK_FN OUT_JSON
+#
+# CHUNK_FN SECONDS must load the system for SECONDS seconds and print one throughput per window
+# on stdout (one number a line; anything else on stderr; a chunk with no number = the tool failed,
+# steady_warmup returns 1). It is called repeatedly with
+# STEADY_WINDOWS x STEADY_WINDOW_S seconds (a chunk: a short run of the tool with a report every
+# window) until the last chunk's windows agree or the bound is reached. The decision and every
+# window's rate go to OUT_JSON (the cell's warmup.json, read by pipeline/parsers/warmup.ts):
+#   {"mode":"steady","warmup_s":…,"steady":true|false,"window_s":…,"windows":…,"tolerance":…,
+#    "min_s":…,"max_s":…,"window_rates":[…]}
+# Parameters (profile env): WARMUP (minimum, s), WARMUP_MAX (bound, s; 0 = a single chunk of
+# WARMUP seconds, the old fixed warm-up, steady not judged), STEADY_WINDOW_S (1), STEADY_WINDOWS (3),
+# STEADY_TOL (0.05).
+
+steady_params() {
+  WARMUP="${WARMUP:-0}"
+  WARMUP_MAX="${WARMUP_MAX:-0}"
+  STEADY_WINDOW_S="${STEADY_WINDOW_S:-1}"
+  STEADY_WINDOWS="${STEADY_WINDOWS:-3}"
+  STEADY_TOL="${STEADY_TOL:-0.05}"
+  [[ "$WARMUP_MAX" =~ ^[0-9]+$ ]] || die "WARMUP_MAX='$WARMUP_MAX' is not valid (valid: whole seconds, 0 = fixed WARMUP)"
+  [[ "$STEADY_WINDOW_S" =~ ^[1-9][0-9]*$ ]] || die "STEADY_WINDOW_S='$STEADY_WINDOW_S' is not valid (valid: whole seconds >= 1)"
+  [[ "$STEADY_WINDOWS" =~ ^[0-9]+$ ]] && (( STEADY_WINDOWS >= 2 && STEADY_WINDOWS <= 60 )) \
+    || die "STEADY_WINDOWS='$STEADY_WINDOWS' is not valid (valid: 2..60)"
+  awk -v t="$STEADY_TOL" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t > 0 && t < 1) }' \
+    || die "STEADY_TOL='$STEADY_TOL' is not valid (valid: a fraction between 0 and 1, e.g. 0.05)"
+  if (( WARMUP_MAX > 0 && WARMUP_MAX < WARMUP )); then
+    die "WARMUP_MAX=$WARMUP_MAX is below WARMUP=$WARMUP (the minimum warm-up)"
+  fi
+}
+
+# steady_judge RATE...: exit 0 when the last STEADY_WINDOWS rates are within ±STEADY_TOL of their mean.
+steady_judge() {
+  printf '%s\n' "$@" | awk -v k="$STEADY_WINDOWS" -v tol="$STEADY_TOL" '
+    /^[0-9.eE+-]+$/ { r[n++] = $1 + 0 }
+    END {
+      if (n < k) exit 1
+      for (i = n - k; i < n; i++) s += r[i]
+      m = s / k
+      if (m <= 0) exit 1
+      for (i = n - k; i < n; i++) { d = r[i] - m; if (d < 0) d = -d; if (d > tol * m) exit 1 }
+      exit 0
+    }'
+}
+
+steady_warmup() {
+  local chunk_fn="$1" out="$2"
+  steady_params
+  local chunk=$(( STEADY_WINDOWS * STEADY_WINDOW_S )) start now elapsed steady=false rates=() line chunk_rates
+  start="$(date +%s.%N)"
+  if (( WARMUP_MAX == 0 )); then
+    # Fixed warm-up (profiles without WARMUP_MAX): one run of WARMUP seconds, not judged.
+    (( WARMUP > 0 )) && "$chunk_fn" "$WARMUP" > /dev/null
+    now="$(date +%s.%N)"
+    printf '{"mode":"fixed","warmup_s":%s,"steady":null,"min_s":%s,"max_s":%s}\n' \
+      "$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.3f", b - a }')" "$WARMUP" "$WARMUP" > "$out"
+    return 0
+  fi
+  while :; do
+    chunk_rates=()
+    while IFS= read -r line; do
+      [[ "$line" =~ ^[0-9.]+$ ]] && chunk_rates+=("$line")
+    done < <("$chunk_fn" "$chunk")
+    # A chunk that reported no window at all means the tool failed: the caller says so.
+    (( ${#chunk_rates[@]} > 0 )) || { log "warm-up: $chunk_fn reported no throughput window"; return 1; }
+    rates+=("${chunk_rates[@]}")
+    now="$(date +%s.%N)"
+    elapsed="$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.3f", b - a }')"
+    # Judge the last chunk alone: its windows ran on one set of connections.
+    if awk -v e="$elapsed" -v m="$WARMUP" 'BEGIN { exit !(e >= m) }' \
+      && (( ${#chunk_rates[@]} >= STEADY_WINDOWS )) && steady_judge "${chunk_rates[@]}"; then
+      steady=true
+      break
+    fi
+    # Another chunk would pass the bound: measure anyway, steady=false.
+    awk -v e="$elapsed" -v c="$chunk" -v x="$WARMUP_MAX" 'BEGIN { exit !(e + c > x) }' && break
+  done
+  log "warm-up: ${elapsed}s, steady=$steady (last ${STEADY_WINDOWS} windows of ${STEADY_WINDOW_S}s within ±${STEADY_TOL}; bound ${WARMUP_MAX}s)"
+  printf '{"mode":"steady","warmup_s":%s,"steady":%s,"window_s":%s,"windows":%s,"tolerance":%s,"min_s":%s,"max_s":%s,"window_rates":[%s]}\n' \
+    "$elapsed" "$steady" "$STEADY_WINDOW_S" "$STEADY_WINDOWS" "$STEADY_TOL" "$WARMUP" "$WARMUP_MAX" \
+    "$(IFS=,; echo "${rates[*]}")" > "$out"
+}
