@@ -8,6 +8,7 @@ import { fromCsv, fromJsonl } from "./lib/records.ts";
 import { describeErrors, validateManifest } from "./lib/schema.ts";
 import { parserFor } from "./parsers/index.ts";
 import { publish } from "./publish/publish.ts";
+import { deadRunnerReason } from "./runner/manifest.ts";
 import { runSuite } from "./runner/run.ts";
 
 // The `samebox` command. Every user mistake ends as one line on stderr and exit code 2.
@@ -33,10 +34,15 @@ const program = new Command()
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
 
+const noiseGuardMode = (v: string): "strict" | "warn" | "off" => {
+  if (v === "strict" || v === "warn" || v === "off") return v;
+  throw new InvalidArgumentError("expected strict, warn or off");
+};
+
 program
   .command("run")
   .description("run a suite profile; writes data/runs/<run-id>/ (never overwrites one)")
-  .requiredOption("-p, --profile <name>", `suite profile (${profileNames().join(", ")}) or a path to a profile .json`)
+  .option("-p, --profile <name>", `suite profile (${profileNames().join(", ")}) or a path to a profile .json`)
   .option("-s, --studies <list>", "comma-separated studies (default: all in the profile)", list)
   .option("-S, --systems <list>", "comma-separated systems (default: all in the profile)", list)
   .option("-w, --workloads <list>", "comma-separated workloads (default: all in the profile)", list)
@@ -44,17 +50,25 @@ program
   .option("--run-id <id>", "run id (default: <UTC timestamp>-<profile>-<host>)")
   .option("--skip-install", "do not run the systems' and studies' install verbs")
   .option("--order-seed <n>", "seed of the interleaved visit order (default: derived from the run id)", seedInt)
+  .option("--noise-guard <mode>", "strict: a cell disturbed by other work is re-run, then marked noisy, and a busy machine refuses to start; warn: recorded only; off (default: strict on the cloud box, warn elsewhere; SAMEBOX_NOISE_GUARD)", noiseGuardMode)
+  .option("--allow-busy", "start a strict run even when the machine is busy before it")
+  .option("--no-sequential", "no claim-driven extra repetitions (only the profile's base repetitions)")
+  .option("--resume <run-id>", "continue an interrupted run (or one whose runner died): runs only the cells not yet done, in the same folder")
   .option("--dry-run", "print the cells that would run and exit")
   .action(async (o) => {
+    if (!o.profile && !o.resume) throw new UserError("run needs --profile <name> (or --resume <run-id>); profiles: " + profileNames().join(", "));
+    if (o.resume && (o.profile || o.studies || o.systems || o.workloads || o.runId)) throw new UserError("--resume continues a run as it was planned: give no --profile, --studies, --systems, --workloads or --run-id with it");
     const { runDir, manifest, exitCode } = await runSuite({
-      profile: o.profile, studies: o.studies, systems: o.systems, workloads: o.workloads,
-      repetitions: o.repetitions, runId: o.runId, skipInstall: o.skipInstall, dryRun: o.dryRun, orderSeed: o.orderSeed,
+      profile: o.profile, studies: o.studies, systems: o.systems, workloads: o.workloads, repetitions: o.repetitions, runId: o.runId,
+      skipInstall: o.skipInstall, dryRun: o.dryRun, orderSeed: o.orderSeed, noiseGuard: o.noiseGuard, allowBusy: o.allowBusy,
+      noSequential: o.sequential === false, resume: o.resume,
     });
     if (!manifest) return; // a dry run
     const s = manifest.summary;
     const failed = manifest.cells.filter((c) => c.status === "failed" || c.status === "wrong_answer");
     for (const c of failed.slice(0, 20)) process.stderr.write(`  ${c.status}: ${c.id}: ${c.reason} (log: ${path.join(runDir, c.log)})\n`);
-    process.stdout.write(`run ${manifest.run_id}: ${s.ok} ok, ${s.failed} failed, ${s.wrong_answer} wrong answer, ${s.skipped} skipped in ${manifest.duration_s}s -> ${runDir}\n`);
+    const noisy = s.noisy ? `, ${s.noisy} noisy` : "";
+    process.stdout.write(`run ${manifest.run_id}: ${s.ok} ok, ${s.failed} failed, ${s.wrong_answer} wrong answer, ${s.skipped} skipped${noisy} in ${manifest.duration_s}s -> ${runDir}\n`);
     process.exitCode = exitCode;
   });
 
@@ -114,6 +128,8 @@ program
       let m: Record<string, unknown>;
       try { m = JSON.parse(readFileSync(mfile, "utf8")); } catch (e) { throw new UserError(`${mfile}: not JSON: ${(e as Error).message}`); }
       if (!validateManifest(m)) throw new UserError(`${mfile}: ${describeErrors(validateManifest.errors)}`);
+      const dead = deadRunnerReason(m);
+      if (dead) throw new UserError(`${mfile}: says "running" but ${dead}: the run was interrupted; continue it with: samebox run --resume ${String(m.run_id)}`);
       if (m.run_id !== path.basename(path.resolve(dir))) throw new UserError(`${mfile}: run_id '${String(m.run_id)}' does not match folder name '${path.basename(path.resolve(dir))}'`);
       const jsonl = path.join(dir, "records.jsonl");
       const csv = path.join(dir, "records.csv");

@@ -4,7 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { schemaDir } from "./paths.ts";
 import { UserError } from "./errors.ts";
-import type { Profile, ResultRecord, RunManifest, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
+import type { ClaimsFile, Profile, ResultRecord, RunManifest, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
 
 // One set of JSON Schemas, used by the pipeline when it writes and by publish/validate when it reads
 // (the site reads only what publish validated).
@@ -28,6 +28,7 @@ export const validateProfile = load<Profile>("profile.schema.json");
 export const validateStudy = load<StudyFile>("study.schema.json");
 export const validateSystem = load<SystemFile>("system.schema.json");
 export const validateWorkload = load<WorkloadFile>("workload.schema.json");
+export const validateClaims = load<ClaimsFile>("claims.schema.json");
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])

@@ -37,6 +37,11 @@ export class Progress {
     if (this.bar) this.bar.update(this.done, { cell: `${cellId} ${status}`, elapsed_h: fmt(elapsed), eta_h: fmt(eta) });
     else process.stderr.write(`[${this.done}/${this.total}] ${cellId} ${status} (${seconds.toFixed(1)}s) | elapsed ${fmt(elapsed)} | ETA ${fmt(eta)}\n`);
   }
+  /** Cells added while running (the sequential loop's extra repetitions). */
+  addTotal(n: number): void {
+    this.total += n;
+    this.bar?.setTotal(this.total);
+  }
   stop(): void {
     this.bar?.stop();
   }

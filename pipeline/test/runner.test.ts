@@ -110,6 +110,10 @@ test("visit order: every repetition visits every system once, shuffled by a seed
   assert.deepEqual(visitOrder(systems, 3, 42), v, "same seed, same order");
   const firsts = new Set(Array.from({ length: 40 }, (_, seed) => visitOrder(systems, 1, seed)[0].system));
   assert.equal(firsts.size, 4, "over 40 seeds every system comes first at least once (it is a shuffle, not a fixed order)");
+  const four = visitOrder(systems, 4, 9);
+  const firstOf = [1, 2, 3, 4].map((rep) => four.find((x) => x.repetition === rep)!.system);
+  assert.deepEqual([...firstOf].sort(), systems, "balanced: over as many repetitions as systems, each system runs first once");
+  assert.deepEqual(visitOrder(systems, 6, 9, 5), visitOrder(systems, 6, 9).filter((x) => x.repetition >= 5), "added repetitions continue the same rotation");
 });
 
 function events(state: string): string[] {
@@ -121,7 +125,7 @@ test("interleaved run: study install once before any start, prepare once per sys
   const r = cli(["run", "--profile", "interleave", "--run-id", "20260101T000000Z-interleave", "--order-seed", "7"], env);
   assert.equal(r.code, 0, r.stderr);
   const m = JSON.parse(readFileSync(path.join(data, "runs", "20260101T000000Z-interleave", "manifest.json"), "utf8"));
-  assert.equal(m.order.method, "seeded-shuffle");
+  assert.equal(m.order.method, "seeded-rotation");
   assert.equal(m.order.seed, 7);
   assert.equal(m.order.servers_between_visits, "stopped");
   assert.deepEqual(m.order.visits, visitOrder(["fakedb", "fakedb2"], 3, 7));

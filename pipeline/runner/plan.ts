@@ -1,0 +1,224 @@
+// The plan of a run: profile × requested studies/systems/workloads expanded into cells, and the
+// interleaved order in which they run. Pure: reads the catalogue, starts nothing, writes nothing.
+import { createHash } from "node:crypto";
+import os from "node:os";
+import { loadProfile, loadStudy, loadSystem, systemNames, studyNames, workloadMismatch } from "../lib/catalog.ts";
+import type { Profile, StudyDef, WorkloadDef } from "../lib/catalog.ts";
+import { UserError } from "../lib/errors.ts";
+import type { RunManifest } from "../schema/types.ts";
+
+export type NoiseGuardMode = "strict" | "warn" | "off";
+
+export interface RunOptions {
+  profile: string;
+  studies?: string[];
+  systems?: string[];
+  workloads?: string[];
+  repetitions?: number;
+  runId?: string;
+  skipInstall?: boolean;
+  dryRun?: boolean;
+  /** seed of the visit order (default: derived from the run id) */
+  orderSeed?: number;
+  /** strict: a disturbed cell is re-run, then marked noisy; warn: recorded only; off: not sampled */
+  noiseGuard?: NoiseGuardMode;
+  /** start even when the machine is busy before the run (strict mode refuses otherwise) */
+  allowBusy?: boolean;
+  /** no claim-driven extra repetitions (the profile's `sequential` block is ignored) */
+  noSequential?: boolean;
+}
+
+// A cell as the manifest records it (pipeline/schema/manifest.schema.json); the runner sets the fields
+// older manifests may lack on every cell it plans.
+type ManifestCell = RunManifest["cells"][number];
+export type CellStatus = ManifestCell["status"];
+export type Cell = ManifestCell & Required<Pick<ManifestCell, "started_at" | "cache" | "records">>;
+
+/** Claim-driven extra repetitions of one study (profile `sequential`); absent: the base repetitions only. */
+export interface SequentialPlan { maxRepetitions: number; budgetS: number }
+
+export interface PlannedStudy {
+  study: StudyDef;
+  workloads: WorkloadDef[];
+  concurrency: number[];
+  variants: string[];
+  repetitions: number;
+  env: Record<string, string>;
+  cellTimeoutS: number;
+  sequential?: SequentialPlan;
+}
+
+export interface Plan {
+  profile: Profile;
+  systems: string[];
+  studies: Record<string, PlannedStudy>;
+  cells: Cell[];
+  config: Record<string, unknown>;
+}
+
+export const DEFAULT_VARIANT = "default";
+/** A cell that has not run yet says so in its reason (the runner's "pending"). */
+export const NOT_RUN = "not run";
+export const INTERRUPTED_BEFORE = "run interrupted before this cell";
+
+function validateNames(kind: string, given: string[] | undefined, valid: string[]): void {
+  for (const g of given ?? []) if (!valid.includes(g)) throw new UserError(`unknown ${kind} '${g}'; valid: ${valid.join(", ")}`);
+}
+
+function planStudy(name: string, profile: Profile, opts: RunOptions, allWorkloads: Set<string>): PlannedStudy {
+  const sp = profile.studies[name];
+  const study = loadStudy(name);
+  let workloads = study.workloads.filter((w) => !sp.workloads || sp.workloads.includes(w.name));
+  for (const w of study.workloads) allWorkloads.add(w.name);
+  if (opts.workloads?.length) workloads = workloads.filter((w) => opts.workloads!.includes(w.name));
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(sp.env)) env[k] = String(v);
+  const repetitions = opts.repetitions ?? sp.repetitions ?? profile.repetitions;
+  const seq = sp.sequential ?? profile.sequential;
+  const sequential = seq && !opts.noSequential && seq.max_repetitions > repetitions ? { maxRepetitions: seq.max_repetitions, budgetS: seq.budget_s } : undefined;
+  return { study, workloads, concurrency: sp.concurrency, variants: sp.variants ?? [DEFAULT_VARIANT], repetitions, env, cellTimeoutS: sp.cell_timeout_s ?? 600, sequential };
+}
+
+/** The cells of one repetition of a study on a system; a workload the system cannot run is a skipped cell saying why. */
+export function studyCells(name: string, p: PlannedStudy, system: string, rep: number, only?: (w: string, variant: string, c: number) => boolean): Cell[] {
+  const def = loadSystem(system);
+  const cells: Cell[] = [];
+  for (const w of p.workloads) {
+    const mismatch = workloadMismatch(def, w);
+    // A workload may pin its own concurrency (e.g. one agent) and variants (the MCP client ceiling runs only as 'trivial').
+    const concurrency = Array.isArray(w.concurrency) ? (w.concurrency as number[]) : p.concurrency;
+    const variants = Array.isArray(w.variants) ? (w.variants as string[]) : p.variants;
+    for (const c of concurrency) {
+      for (const variant of variants) {
+        if (only && !only(w.name, variant, c)) continue;
+        cells.push({
+          id: `${name}.${w.name}.${system}.c${c}.${variant}.r${rep}`,
+          study: name, workload: w.name, system, concurrency: c, variant, repetition: rep,
+          status: "skipped", exit_code: null, reason: mismatch ? `unsupported: ${mismatch}` : NOT_RUN, log: "", started_at: "", duration_s: 0,
+          cache: typeof p.study.cache === "string" ? p.study.cache : "", records: 0,
+        });
+      }
+    }
+  }
+  return cells;
+}
+
+function configOf(profile: Profile, planned: Record<string, PlannedStudy>, systems: string[]): Record<string, unknown> {
+  return {
+    profile: profile.name,
+    description: profile.description,
+    studies: Object.fromEntries(Object.entries(planned).map(([n, p]) => [n, {
+      systems: profile.studies[n].systems.filter((s) => systems.includes(s)),
+      workloads: p.workloads.map((w) => w.name),
+      concurrency: p.concurrency, variants: p.variants, repetitions: p.repetitions, env: p.env, cell_timeout_s: p.cellTimeoutS,
+      ...(p.sequential ? { sequential: { max_repetitions: p.sequential.maxRepetitions, budget_s: p.sequential.budgetS } } : {}),
+    }])),
+  };
+}
+
+// Expands profile × requested studies/systems/workloads into the list of cells (system by system);
+// interleave then orders them into visits. Which workloads a system runs is asked of the system (its
+// capabilities), never listed by name (loadProfile already refused systems lacking a study's needs).
+export function planRun(opts: RunOptions): Plan {
+  const profile = loadProfile(opts.profile);
+  validateNames("study", opts.studies, studyNames());
+  validateNames("system", opts.systems, systemNames());
+  const inProfile = Object.keys(profile.studies);
+  const studies = opts.studies?.length ? opts.studies : inProfile;
+  for (const s of studies) if (!inProfile.includes(s)) throw new UserError(`profile '${profile.name}' has no study '${s}'; it has: ${inProfile.join(", ")}`);
+  const allWorkloads = new Set<string>();
+  const planned = Object.fromEntries(studies.map((name) => [name, planStudy(name, profile, opts, allWorkloads)]));
+  validateNames("workload", opts.workloads, [...allWorkloads]);
+
+  const profileSystems = [...new Set(studies.flatMap((s) => profile.studies[s].systems))];
+  for (const s of opts.systems ?? []) {
+    if (!profileSystems.includes(s)) throw new UserError(`system '${s}' is not in profile '${profile.name}' for studies ${studies.join(", ")}; there: ${profileSystems.join(", ")}`);
+  }
+  const systems = opts.systems?.length ? profileSystems.filter((s) => opts.systems!.includes(s)) : profileSystems;
+  const cells: Cell[] = [];
+  for (const system of systems) {
+    for (const name of studies) {
+      if (!profile.studies[name].systems.includes(system)) continue;
+      for (let rep = 1; rep <= planned[name].repetitions; rep++) cells.push(...studyCells(name, planned[name], system, rep));
+    }
+  }
+  if (cells.length === 0) throw new UserError(`nothing to run: profile '${profile.name}' with studies ${studies.join(", ")} and systems ${systems.join(", ") || "(none)"} gives no cells`);
+  return { profile, systems, studies: planned, cells, config: configOf(profile, planned, systems) };
+}
+
+function slug(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 30) || "host";
+}
+
+export function newRunId(profile: string, now = new Date()): string {
+  const ts = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${ts}-${slug(profile)}-${slug(os.hostname())}`;
+}
+
+// A visit: one system started, the cells of one repetition of every selected study run on it, the
+// system stopped again. Visits are ordered repetition by repetition so slow drift of the machine
+// (other load, thermal state, background jobs) spreads over all systems instead of favouring whichever
+// ran first. The manifest's `order` (servers_between_visits "stopped": one database runs at a time;
+// prepare: studies' data load runs at a system's first visit, cleanup after its last).
+export type RunOrder = NonNullable<RunManifest["order"]>;
+export type Visit = RunOrder["visits"][number];
+
+// mulberry32: a tiny, well-known 32-bit generator; only used to order visits reproducibly.
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The order seed used when none is given: derived from the run id, so a run's order is reproducible from its id. */
+export function defaultOrderSeed(runId: string): number {
+  return parseInt(createHash("sha256").update(runId).digest("hex").slice(0, 8), 16);
+}
+
+/**
+ * Visits of a run, for repetitions `from`..`to`: one seeded random permutation (Fisher-Yates), rotated by
+ * one place per repetition, so every system is first (and last) equally often over any run of
+ * consecutive repetitions as long as the systems — a balanced order, where independent shuffles could
+ * put the same system first every time (payments: PostgreSQL first in all 3 repetitions while the load rose).
+ */
+export function visitOrder(systems: string[], repetitions: number, seed: number, from = 1): Visit[] {
+  const rand = mulberry32(seed);
+  const base = [...systems];
+  for (let i = base.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [base[i], base[j]] = [base[j], base[i]];
+  }
+  const visits: Visit[] = [];
+  for (let rep = from; rep <= repetitions; rep++) {
+    const k = base.length ? (rep - 1) % base.length : 0;
+    for (const system of [...base.slice(k), ...base.slice(0, k)]) visits.push({ repetition: rep, system });
+  }
+  return visits;
+}
+
+/** Sorts cells as they will run: visit by visit, within a visit study by study in `studyOrder`, then as planned. */
+export function sortByVisits(cells: Cell[], visits: Visit[], studyOrder: string[]): void {
+  const rank = new Map(visits.map((v, i) => [`${v.system}\u0000${v.repetition}`, i]));
+  const studyRank = new Map(studyOrder.map((s, i) => [s, i]));
+  const original = new Map(cells.map((c, i) => [c, i]));
+  const r = (c: Cell) => rank.get(`${c.system}\u0000${c.repetition}`) ?? Number.MAX_SAFE_INTEGER;
+  cells.sort((a, b) => r(a) - r(b) || studyRank.get(a.study)! - studyRank.get(b.study)! || original.get(a)! - original.get(b)!);
+}
+
+/** Orders the plan's cells as they will run and returns the order the manifest records. */
+export function interleave(plan: Plan, seed: number): RunOrder {
+  const maxRep = Math.max(...plan.cells.map((c) => c.repetition));
+  const visits = visitOrder(plan.systems, maxRep, seed).filter((v) => plan.cells.some((c) => c.system === v.system && c.repetition === v.repetition));
+  sortByVisits(plan.cells, visits, Object.keys(plan.studies));
+  return { method: "seeded-rotation", seed, servers_between_visits: "stopped", prepare: "once per system and study per run", visits };
+}
+
+// The systems / workloads / variants (incl. those workloads pin) of a study's cells, sorted, for its install and versions verbs.
+export function plannedList(cells: Cell[], key: "system" | "workload" | "variant"): string {
+  return [...new Set(cells.map((c) => c[key]))].sort().join(",");
+}

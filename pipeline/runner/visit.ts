@@ -1,0 +1,155 @@
+// A visit: one system started (start, check, version, env, config, pids), the pending cells of one
+// repetition of every selected study run on it (each study prepared at the system's first visit and
+// cleaned up after its last), the system stopped again — whatever happened in between.
+import path from "node:path";
+import { loadSystem } from "../lib/catalog.ts";
+import type { RunContext, SystemState } from "./context.ts";
+import { markCells, pending, tail, unavailableReason, verbLog } from "./context.ts";
+import { runCell } from "./cell.ts";
+import type { Cell, CellStatus, PlannedStudy, Visit } from "./plan.ts";
+import { plannedList } from "./plan.ts";
+import { treeMemoryMiB } from "./resources.ts";
+import { EXIT_UNAVAILABLE, parseKeyValues, runVerb } from "./verbs.ts";
+
+/** Which (system, study) pairs are prepared and cleaned up, across the visits of a run. */
+export interface StudyLifecycle {
+  prepared: Set<string>;
+  cleaned: Set<string>;
+  /** the last repetition planned per (system, study); cleanup follows its visit unless deferred */
+  lastRep: Map<string, number>;
+  /** (system, study) whose cleanup waits for the end of the run (more repetitions may still be added) */
+  deferred: Set<string>;
+}
+
+export const lifecycleKey = (system: string, study: string) => `${system}\u0000${study}`;
+
+export function newLifecycle(cells: Cell[], studies: Record<string, PlannedStudy>): StudyLifecycle {
+  const lastRep = new Map<string, number>();
+  const deferred = new Set<string>();
+  for (const c of cells) {
+    const key = lifecycleKey(c.system, c.study);
+    lastRep.set(key, Math.max(lastRep.get(key) ?? 0, c.repetition));
+    if (studies[c.study].sequential) deferred.add(key);
+  }
+  return { prepared: new Set(), cleaned: new Set(), lastRep, deferred };
+}
+
+class VerbFailure extends Error {
+  log: string;
+  code: number | null;
+  constructor(message: string, log: string, code: number | null) {
+    super(message);
+    this.log = log;
+    this.code = code;
+  }
+}
+
+/** start + check + what the system reports about itself; null when the system is not available here (cells skipped). */
+async function startSystem(ctx: RunContext, system: string, tag: string): Promise<SystemState | null> {
+  const def = loadSystem(system);
+  const verb = (v: string) => path.join(def.dir, v);
+  const systemsOut = ctx.writer.manifest.systems;
+  const s = await runVerb(verb("start"), [], { timeoutS: 300, ...verbLog(ctx, `${tag}.start`) });
+  if (s.code === EXIT_UNAVAILABLE) {
+    const why = unavailableReason(s) || "not available on this machine";
+    markCells(ctx, (c) => c.system === system, "skipped", `${system} not available here: ${why}`, `logs/${tag}.start.err`, s.code);
+    Object.assign(systemsOut[system], { status: "skipped", reason: why });
+    return null;
+  }
+  if (s.code !== 0) throw new VerbFailure(`start failed (exit ${s.code}): ${tail(s.stderr)}`, `logs/${tag}.start.err`, s.code);
+  const chk = await runVerb(verb("check"), [], { timeoutS: 120, ...verbLog(ctx, `${tag}.check`) });
+  if (chk.code !== 0) throw new VerbFailure(`check failed (exit ${chk.code}): ${tail(chk.stderr)}`, `logs/${tag}.check.err`, chk.code);
+  const st: SystemState = { def, version: "", env: {}, pids: [], config: {} };
+  st.version = (await runVerb(verb("version"), [], { timeoutS: 60 })).stdout.trim().split("\n")[0] ?? "";
+  st.env = parseKeyValues((await runVerb(verb("env"), [], { timeoutS: 60 })).stdout);
+  st.config = parseKeyValues((await runVerb(verb("config"), [], { timeoutS: 60 })).stdout);
+  st.pids = await readPids(st);
+  if (systemsOut[system].status !== "ok") {
+    Object.assign(systemsOut[system], { version: st.version || null, config: st.config, status: "ok", memory_after_start_mib: st.pids.length ? Math.round(treeMemoryMiB(st.pids)) : null });
+  }
+  ctx.writer.write();
+  return st;
+}
+
+export async function readPids(st: SystemState): Promise<number[]> {
+  return (await runVerb(path.join(st.def.dir, "pids"), [], { timeoutS: 60 })).stdout.split(/\s+/).filter((x) => /^\d+$/.test(x)).map(Number);
+}
+
+/** prepare at the (system, study)'s first visit; false when it failed (its cells are marked). */
+async function prepareOnce(ctx: RunContext, lc: StudyLifecycle, system: string, studyName: string, ps: PlannedStudy, env: Record<string, string>): Promise<boolean> {
+  const key = lifecycleKey(system, studyName);
+  if (lc.prepared.has(key)) return true;
+  const ofStudy = (c: Cell) => c.system === system && c.study === studyName;
+  ctx.progress.note(`${system}: prepare ${studyName}`);
+  // The plan reaches the study as arguments and environment, never by reading the run's files:
+  // WORKLOADS = this system's still-planned workloads of the study (as install gets them).
+  const prepEnv = { ...env, WORKLOADS: plannedList(ctx.plan.cells.filter((c) => ofStudy(c) && pending(c)), "workload") };
+  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(ctx, `${system}.${studyName}.prepare`) });
+  if (prep.code !== 0) {
+    const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
+    markCells(ctx, ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}.prepare.err`, prep.code);
+    return false;
+  }
+  lc.prepared.add(key);
+  return true;
+}
+
+export async function cleanup(ctx: RunContext, lc: StudyLifecycle, system: string, studyName: string, env: Record<string, string>): Promise<void> {
+  const key = lifecycleKey(system, studyName);
+  if (!lc.prepared.has(key) || lc.cleaned.has(key)) return;
+  await runVerb(path.join(ctx.plan.studies[studyName].study.dir, "cleanup"), [system], { env, timeoutS: 600, ...verbLog(ctx, `${system}.${studyName}.cleanup`) });
+  lc.cleaned.add(key);
+}
+
+async function visitStudy(ctx: RunContext, lc: StudyLifecycle, visit: Visit, st: SystemState, studyName: string, ps: PlannedStudy, finalCleanup: boolean): Promise<void> {
+  const system = visit.system;
+  const key = lifecycleKey(system, studyName);
+  const cells = ctx.plan.cells.filter((c) => c.system === system && c.study === studyName && c.repetition === visit.repetition && pending(c));
+  const baseEnv = { ...ps.env, ...st.env, SAMEBOX_RUN_DIR: ctx.runDir, SYSTEM: system, SYSTEM_DIR: st.def.dir };
+  if (cells.length && !(await prepareOnce(ctx, lc, system, studyName, ps, baseEnv))) return;
+  for (const cell of cells) {
+    if (ctx.interrupted()) return;
+    await runCell(ctx, cell, st, ps, baseEnv, () => readPids(st));
+  }
+  const last = visit.repetition >= (lc.lastRep.get(key) ?? 0);
+  if (!ctx.interrupted() && (finalCleanup || (last && !lc.deferred.has(key)))) await cleanup(ctx, lc, system, studyName, baseEnv);
+}
+
+/**
+ * Runs one visit. With `finalCleanup` the visit only cleans up studies whose cleanup was deferred (the
+ * sequential loop may add repetitions, so their data stays loaded until the run ends).
+ */
+export async function runVisit(ctx: RunContext, lc: StudyLifecycle, visit: Visit, finalCleanup = false): Promise<void> {
+  const system = visit.system;
+  const needsCleanup = (s: string) => lc.prepared.has(lifecycleKey(system, s)) && !lc.cleaned.has(lifecycleKey(system, s));
+  const work = finalCleanup
+    ? Object.keys(ctx.plan.studies).some(needsCleanup)
+    : ctx.plan.cells.some((c) => c.system === system && c.repetition === visit.repetition && pending(c));
+  if (!work) return;
+  const tag = `${system}.r${visit.repetition}${finalCleanup ? ".cleanup" : ""}`;
+  ctx.writer.manifest.systems[system] ??= { version: null, config: {}, status: "pending", reason: "" };
+  let started = false;
+  try {
+    ctx.progress.note(`${system}: start (${finalCleanup ? "cleanup" : `repetition ${visit.repetition}`})`);
+    started = true;
+    const st = await startSystem(ctx, system, tag);
+    if (!st) return;
+    for (const [studyName, ps] of Object.entries(ctx.plan.studies)) {
+      if (ctx.interrupted()) break;
+      if (finalCleanup && !needsCleanup(studyName)) continue;
+      await visitStudy(ctx, lc, visit, st, studyName, ps, finalCleanup);
+    }
+  } catch (e) {
+    const err = e as Error & { log?: string; code?: number | null };
+    // A server that does not start once is not retried at its later visits: its remaining cells fail with this reason.
+    markCells(ctx, (c) => c.system === system, "failed", `${system}: ${err.message}`, err.log ?? "", err.code ?? null);
+    Object.assign(ctx.writer.manifest.systems[system], { status: "failed", reason: err.message });
+  } finally {
+    if (started) {
+      ctx.progress.note(`${system}: stop`);
+      const stop = await runVerb(path.join(loadSystem(system).dir, "stop"), [], { timeoutS: 180, ...verbLog(ctx, `${tag}.stop`) });
+      if (stop.code !== 0 && stop.code !== EXIT_UNAVAILABLE) ctx.log(`samebox: warning: ${system} stop exited ${stop.code}: ${tail(stop.stderr)}`);
+    }
+    ctx.writer.write();
+  }
+}

@@ -1,0 +1,147 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { cli, fixtures, nodeBin, repoRoot, tempDir } from "./helpers.ts";
+
+// What makes a run's answers trustworthy, with the scripted toy study (pipeline/test/fixtures/fake-bench):
+// claim-driven sequential repetitions (stop when decided, stop at the budget), the noise guard (a CPU
+// burner outside the cell's process tree gets the cell flagged and re-run), and --resume after SIGKILL.
+
+function toyEnv(extra: Record<string, string> = {}) {
+  const data = tempDir();
+  return {
+    data,
+    env: {
+      SAMEBOX_BENCH_SCRIPTS: path.join(fixtures, "fake-bench"),
+      SAMEBOX_PROFILES_DIR: path.join(fixtures, "fake-profiles"),
+      SAMEBOX_DATA_DIR: data,
+      SAMEBOX_STATE: tempDir("samebox-state-"),
+      TOY_FIXTURE: path.join(fixtures, "raw", "oltp", "postgresql", "oltp_read_write", "stdout.txt"),
+      ...extra,
+    },
+  };
+}
+
+function profile(name: string, workloads: string[], reps: number, sequential?: { max_repetitions: number; budget_s: number }): string {
+  const file = path.join(tempDir(), `${name}.json`);
+  writeFileSync(file, JSON.stringify({
+    name, description: `runner test: ${name}`, repetitions: reps,
+    studies: { toy: { systems: ["fakedb", "fakedb2"], workloads, concurrency: [2], variants: ["warm"], cell_timeout_s: 20, env: {}, ...(sequential ? { sequential } : {}) } },
+  }));
+  return file;
+}
+
+type Manifest = { status: string; cells: Array<{ id: string; status: string; repetition: number; reason: string; noise?: { disturbed: boolean; attempts?: number; reason: string } }>; sequential?: Record<string, { stopped: string; repetitions_added: number; looks: number; claims: Array<{ id: string; verdict: string; n: number; lo: number | null }> }>; noise_guard?: { flagged: number; reruns: number; noisy: number }; resumed?: unknown[] };
+const manifestOf = (data: string, id: string): Manifest => JSON.parse(readFileSync(path.join(data, "runs", id, "manifest.json"), "utf8"));
+
+test("sequential: a claim decided after the base repetitions adds none and says why it stopped", { timeout: 180_000 }, () => {
+  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1300", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.02" });
+  const r = cli(["run", "--profile", profile("seq-clear", ["measured"], 5, { max_repetitions: 9, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-clear"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const m = manifestOf(data, "20260101T000000Z-seq-clear");
+  const seq = m.sequential!.toy;
+  assert.equal(seq.repetitions_added, 0);
+  assert.equal(seq.looks, 5, "max 9 − base 5 + 1 looks");
+  assert.match(seq.stopped, /every measurable claim is decided/);
+  assert.equal(seq.claims[0].verdict, "reproduces");
+  assert.equal(seq.claims[0].n, 5);
+});
+
+test("sequential: an undecided claim gets more paired repetitions of just its cells until it is decided", { timeout: 300_000 }, () => {
+  // 6 % apart with ±5 % wobble: five repetitions cannot tell, more can
+  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.05" });
+  const r = cli(["run", "--profile", profile("seq-more", ["measured", "good"], 5, { max_repetitions: 16, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-more"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const m = manifestOf(data, "20260101T000000Z-seq-more");
+  const seq = m.sequential!.toy;
+  assert.ok(seq.repetitions_added > 0, `repetitions were added (${seq.stopped})`);
+  const extra = m.cells.filter((c) => c.repetition > 5);
+  assert.ok(extra.length > 0 && extra.every((c) => c.id.startsWith("toy.measured.")), "only the claim's cells are repeated, never the unrelated 'good' workload");
+  for (let rep = 6; rep <= 5 + seq.repetitions_added; rep++) assert.equal(extra.filter((c) => c.repetition === rep).length, 2, `repetition ${rep} pairs both sides`);
+  assert.notEqual(seq.claims[0].verdict, "undecided", `decided in the end: ${seq.stopped}`);
+  assert.match(seq.stopped, /every measurable claim is decided/);
+  assert.ok(seq.claims[0].lo! > 0);
+});
+
+test("sequential: the study's budget ends the loop with the claim still undecided", { timeout: 180_000 }, () => {
+  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1000", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.4" });
+  const r = cli(["run", "--profile", profile("seq-budget", ["measured"], 5, { max_repetitions: 30, budget_s: 1 }), "--run-id", "20260101T000000Z-seq-budget"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const seq = manifestOf(data, "20260101T000000Z-seq-budget").sequential!.toy;
+  assert.equal(seq.repetitions_added, 0);
+  assert.match(seq.stopped, /would exceed the study's budget of 1 s .* 1 claim\(s\) undecided/);
+  assert.equal(seq.claims[0].verdict, "undecided");
+});
+
+test("noise guard: a CPU burner beside a cell gets it flagged and re-run; the disturbed attempt is kept aside", { timeout: 180_000 }, () => {
+  const { data, env } = toyEnv({ TOY_BURN_ATTEMPTS: "1" });
+  const id = "20260101T000000Z-noise-rerun";
+  const r = cli(["run", "--profile", profile("noise", ["burn"], 1), "--systems", "fakedb", "--run-id", id, "--noise-guard", "strict", "--allow-busy"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const m = manifestOf(data, id);
+  const cell = m.cells[0];
+  // The second attempt runs without the burner; whether it is clean depends on what else this machine
+  // runs (a busy CI box may disturb it too), so its status is ok, or noisy after all 3 attempts.
+  assert.ok(cell.status === "ok" || cell.status === "noisy", cell.reason);
+  assert.ok((cell.noise?.attempts ?? 0) >= 2, "the disturbed first attempt was re-run");
+  assert.ok(m.noise_guard!.flagged >= 1 && m.noise_guard!.reruns >= 1);
+  const first = path.join(data, "runs", id, "cells", `${cell.id}.noisy-1`);
+  assert.ok(existsSync(first), "the disturbed attempt's folder is kept aside");
+  assert.match(readFileSync(path.join(first, "stdout.txt"), "utf8"), /SQL statistics/, "with its output");
+  const noise = JSON.parse(readFileSync(path.join(first, "noise.json"), "utf8"));
+  assert.equal(noise.disturbed, true);
+  assert.match(noise.reason, /outside the cell .*\bsh\[\d+\]/, "the reason names the burner");
+});
+
+test("noise guard: a cell disturbed in every attempt is marked noisy, kept with its records and the reason", { timeout: 180_000 }, () => {
+  const { data, env } = toyEnv({ TOY_BURN_ATTEMPTS: "9" });
+  const id = "20260101T000000Z-noise-noisy";
+  const r = cli(["run", "--profile", profile("noisy", ["burn"], 1), "--systems", "fakedb", "--run-id", id, "--noise-guard", "strict", "--allow-busy"], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /1 noisy/);
+  const m = manifestOf(data, id);
+  assert.equal(m.cells[0].status, "noisy");
+  assert.match(m.cells[0].reason, /^noisy: .*outside.* in all 3 attempts/);
+  assert.equal(m.noise_guard!.noisy, 1);
+  assert.ok(readFileSync(path.join(data, "runs", id, "records.csv"), "utf8").includes(",tps,"), "a noisy cell's records are kept in data/");
+  const v = cli(["validate", path.join(data, "runs", id)], env);
+  assert.equal(v.code, 0, v.stderr);
+});
+
+test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume ends with every planned cell done once", { timeout: 240_000 }, async () => {
+  const { data, env } = toyEnv();
+  const id = "20260101T000000Z-resume";
+  const file = profile("resume", ["nap"], 3);
+  const child = spawn(nodeBin, ["--disable-warning=ExperimentalWarning", path.join(repoRoot, "pipeline", "cli.ts"), "run", "--profile", file, "--run-id", id], {
+    env: { ...process.env, CI: "1", ...env }, stdio: "ignore", detached: true,
+  });
+  const mfile = path.join(data, "runs", id, "manifest.json");
+  const okCells = () => (existsSync(mfile) ? (JSON.parse(readFileSync(mfile, "utf8")) as Manifest).cells.filter((c) => c.status === "ok").length : 0);
+  for (let i = 0; i < 600 && okCells() < 2; i++) await new Promise((res) => setTimeout(res, 100));
+  assert.ok(okCells() >= 2, "two cells finished before the kill");
+  process.kill(-child.pid!, "SIGKILL");
+  await new Promise((res) => child.once("exit", res));
+  const before = manifestOf(data, id);
+  assert.equal(before.status, "running");
+  assert.ok(before.cells.some((c) => c.reason === "not run"), "killed mid-run: cells left");
+  const v = cli(["validate", path.join(data, "runs", id)], env);
+  assert.equal(v.code, 2);
+  assert.match(v.stderr, /is no longer running: the run was interrupted; continue it with: samebox run --resume 20260101T000000Z-resume/);
+
+  const r = cli(["run", "--resume", id], env);
+  assert.equal(r.code, 0, r.stderr);
+  const m = manifestOf(data, id);
+  assert.equal(m.status, "complete");
+  assert.equal(m.cells.length, 6);
+  assert.deepEqual(m.cells.map((c) => c.status), Array(6).fill("ok"));
+  assert.equal(m.resumed?.length, 1);
+  const recs = readFileSync(path.join(data, "runs", id, "records.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const tps = recs.filter((x) => x.metric === "tps").map((x) => `${x.system} r${x.repetition}`).sort();
+  assert.deepEqual(tps, ["fakedb r1", "fakedb r2", "fakedb r3", "fakedb2 r1", "fakedb2 r2", "fakedb2 r3"], "one tps record per planned cell: none lost, none doubled");
+  assert.equal(cli(["validate", path.join(data, "runs", id)], env).code, 0);
+  const again = cli(["run", "--resume", id], env);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /is complete; nothing to resume/);
+});
