@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { csvParse } from "d3-dsv";
-import { planRun } from "../runner/run.ts";
-import type { Cell, Plan } from "../runner/run.ts";
+import { planRun } from "../runner/plan.ts";
+import type { Cell, Plan } from "../runner/plan.ts";
 import type { RunManifest } from "../schema/types.ts";
 import { dataDir, runsDir } from "./paths.ts";
 import { UserError } from "./errors.ts";
@@ -263,6 +263,11 @@ export function estimate(opts: EstimateOptions): Estimate {
       }
       if (s > setupCap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the runner's prepare bound; counted as ${setupCap} s (the prepare would time out there)`);
       setup += Math.min(s, setupCap);
+    }
+    // Claim-driven extra repetitions may use up to the study's budget: counted in full, so the limit holds.
+    if (planned.sequential) {
+      setup += planned.sequential.budgetS;
+      notes.push(`up to ${planned.sequential.budgetS} s of claim-driven extra repetitions (at most ${planned.sequential.maxRepetitions} in all) counted in full`);
     }
     const cellSeconds = estimates.reduce((a, e) => a + e.seconds, 0);
     const boxes = shardBoxes(estimates, setup);
