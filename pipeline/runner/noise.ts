@@ -16,8 +16,8 @@ import { CLK_TCK, readAllStats, treeIn, type ProcStat } from "./resources.ts";
 // Processes that come and go between samples: a process's window ticks are its own Δ(utime+stime)
 // plus Δ(cutime+cstime) minus the last-seen ticks of its children that disappeared in the window.
 // A reaped child's whole life lands in its parent's cutime, and the part we already saw in earlier
-// windows must not count twice; a child born and reaped inside one window counts fully (only in the
-// parent's cutime). Membership is sticky: a process once inside stays inside (keyed by pid+start
+// windows must not count twice (nor what was seen of its own children that exited with it); a child
+// born and reaped inside one window counts fully (only in the parent's cutime). Membership is sticky: a process once inside stays inside (keyed by pid+start
 // time against pid reuse) even if re-parented to init by a daemonizing double fork.
 //
 // Known error (small, all of it pushes `outside` up or down by at most a child's last window):
@@ -54,7 +54,7 @@ export interface NoiseReport {
   kernel_cpu_pct: number; // kernel threads, not judged (see above)
   load1_start: number;
   load1_max: number;
-  top_outside?: string[]; // busiest outside processes, "comm[pid] 97%", at most 3
+  top_outside?: string[]; // busiest outside processes, "comm[pid] 97%" (at least 1 %), 3 by default
 }
 
 export interface NoiseVerdict {
@@ -90,9 +90,30 @@ function windowTicks(now: ProcStat, before: ProcStat | undefined, goneChildTicks
   return Math.max(0, own) + Math.max(0, reaped);
 }
 
+/**
+ * Per parent pid, the ticks already counted of its children gone since the last sample. A gone child's
+ * share includes its own gone children (a chain like sh → timeout → sh that all exited in one window:
+ * the grandchild's time reaches the parent through the child's cutime, and was counted when seen).
+ */
+function seenTicksOfGoneChildren(prev: Map<string, ProcStat>, now: Map<string, ProcStat>): Map<number, number> {
+  const goneByParent = new Map<number, ProcStat[]>();
+  for (const [k, s] of prev) {
+    if (now.has(k)) continue;
+    const siblings = goneByParent.get(s.ppid);
+    if (siblings) siblings.push(s);
+    else goneByParent.set(s.ppid, [s]);
+  }
+  const seen = (s: ProcStat, depth: number): number =>
+    s.cpuTicks + (depth > 64 ? 0 : (goneByParent.get(s.pid) ?? []).reduce((sum, c) => sum + seen(c, depth + 1), 0));
+  const out = new Map<number, number>();
+  for (const [ppid, children] of goneByParent) out.set(ppid, children.reduce((sum, c) => sum + seen(c, 0), 0));
+  return out;
+}
+
 export class NoiseSampler {
   private roots: () => number[];
   private intervalMs: number;
+  private top: number;
   private timer: NodeJS.Timeout | null = null;
   private prev = new Map<string, ProcStat>();
   private prevCpu: CpuJiffies = { busy: 0, steal: 0 };
@@ -101,10 +122,11 @@ export class NoiseSampler {
   private perOutside = new Map<string, { comm: string; pid: number; ticks: number }>();
   private t = { windows: 0, seconds: 0, outside: 0, steal: 0, kernel: 0, maxPct: 0, load1Start: 0, load1Max: 0 };
 
-  /** `roots` is re-read every sample: a cell may restart its server. */
-  constructor(roots: () => number[], opts: { intervalMs?: number } = {}) {
+  /** `roots` is re-read every sample: a cell may restart its server. `top`: outside processes listed. */
+  constructor(roots: () => number[], opts: { intervalMs?: number; top?: number } = {}) {
     this.roots = roots;
     this.intervalMs = opts.intervalMs ?? 500;
+    this.top = opts.top ?? 3;
   }
 
   start(): void {
@@ -123,7 +145,7 @@ export class NoiseSampler {
     const top = [...this.perOutside.values()]
       .sort((a, b) => b.ticks - a.ticks)
       .filter((p) => pct(p.ticks) >= 1)
-      .slice(0, 3)
+      .slice(0, this.top)
       .map((p) => `${p.comm}[${p.pid}] ${Math.round(pct(p.ticks))}%`);
     return {
       samples: windows, seconds: Math.round(seconds * 1000) / 1000,
@@ -148,9 +170,7 @@ export class NoiseSampler {
   }
 
   private account(cpu: CpuJiffies, now: Map<string, ProcStat>, seconds: number): void {
-    // Children gone since the last sample, by parent: their seen ticks are already counted.
-    const gone = new Map<number, number>();
-    for (const [k, s] of this.prev) if (!now.has(k)) gone.set(s.ppid, (gone.get(s.ppid) ?? 0) + s.cpuTicks);
+    const gone = seenTicksOfGoneChildren(this.prev, now);
     let inside = 0;
     let kernel = 0;
     const outsideProcs: [string, ProcStat, number][] = [];

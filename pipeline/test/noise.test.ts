@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { DEFAULT_NOISE_THRESHOLDS, judgeNoise, machineBusy, NoiseSampler, type NoiseReport } from "../runner/noise.ts";
-import { CLK_TCK, readStat } from "../runner/resources.ts";
+import { treeCpuSeconds } from "../runner/resources.ts";
 
 // The noise guard against real processes: a busy loop is the neighbour. The machine running the tests
 // may itself be busy, so no assertion compares a figure with an absolute near-zero: when a burner is
@@ -11,8 +11,10 @@ import { CLK_TCK, readStat } from "../runner/resources.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LOOP = "while :; do :; done";
-// A cell that does its work in short-lived children: their time reaches the parent's cutime only.
+// Cells that do their work in children: short-lived ones (their time reaches the parent's cutime
+// only) and ones that live across sample windows (seen alive, then reaped: counted once).
 const FORKER = "while :; do /bin/true; done";
+const SPANNER = `while :; do timeout 0.3 sh -c '${LOOP}'; done`;
 
 function startDetached(script: string): ChildProcess {
   return spawn("sh", ["-c", script], { detached: true, stdio: "ignore" });
@@ -37,7 +39,6 @@ function startOrphanBurner(): number {
   return pid;
 }
 
-const ticks = (pid: number) => readStat(pid)?.cpuTicks ?? 0;
 
 /** Samples `seconds` with two samplers at once: one with `cell` outside the roots, one with it inside. */
 async function sampleOutsideAndInside(script: string, seconds: number) {
@@ -46,16 +47,18 @@ async function sampleOutsideAndInside(script: string, seconds: number) {
   try {
     await sleep(100); // let the shell exec
     const outsideRoots = [sleeper.pid!];
-    const a = new NoiseSampler(() => outsideRoots, { intervalMs: 250 });
-    const b = new NoiseSampler(() => [sleeper.pid!, cell.pid!], { intervalMs: 250 });
-    const t0 = ticks(cell.pid!);
+    // top: 50, so that the cell is listed even when busier processes share a loaded machine.
+    const a = new NoiseSampler(() => outsideRoots, { intervalMs: 250, top: 50 });
+    const b = new NoiseSampler(() => [sleeper.pid!, cell.pid!], { intervalMs: 250, top: 50 });
+    // The cell's CPU in the window: its tree's ticks, alive and reaped (resources.ts).
+    const t0 = treeCpuSeconds([cell.pid!]);
     const at = performance.now();
     a.start();
     b.start();
     await sleep(seconds * 1000);
     const outside = a.stop();
     const inside = b.stop();
-    const cellPct = (100 * (ticks(cell.pid!) - t0)) / CLK_TCK / ((performance.now() - at) / 1000);
+    const cellPct = (100 * (treeCpuSeconds([cell.pid!]) - t0)) / ((performance.now() - at) / 1000);
     return { outside, inside, cellPct, cellPid: cell.pid! };
   } finally {
     kill(cell);
@@ -67,7 +70,7 @@ test("a busy loop outside the roots disturbs the cell and is named; inside the r
   const { outside, inside, cellPct, cellPid } = await sampleOutsideAndInside(LOOP, 2);
   t.diagnostic(`burner ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
   assert.ok(outside.samples >= 4, `samples: ${outside.samples}`);
-  assert.ok(cellPct >= 20, `the burner got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
+  assert.ok(cellPct >= 10, `the burner got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
   const v = judgeNoise(outside);
   assert.equal(v.disturbed, true, JSON.stringify(outside));
   assert.match(v.reason, new RegExp(`sh\\[${cellPid}\\] \\d+%`));
@@ -79,16 +82,17 @@ test("a busy loop outside the roots disturbs the cell and is named; inside the r
   assert.ok(!(inside.top_outside ?? []).some((s) => s.startsWith(`sh[${cellPid}]`)), `inside burner listed as outside: ${inside.top_outside}`);
 });
 
-test("short-lived children of a cell count as inside (through the parent's cutime), without double counting", { timeout: 30_000 }, async (t) => {
-  const { outside, inside, cellPct } = await sampleOutsideAndInside(FORKER, 2);
-  t.diagnostic(`forker ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
-  assert.ok(cellPct >= 20, `the forker got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
-  const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
-  assert.ok(diff >= 0.7 * cellPct, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} forker ${cellPct.toFixed(0)} %`);
-  // Counting a reaped child twice would make `inside` exceed the machine's busy time: the difference
-  // would then exceed what the forker used.
-  assert.ok(diff <= 1.3 * cellPct + 10, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} forker ${cellPct.toFixed(0)} %`);
-});
+for (const [name, script] of [["short-lived children", FORKER], ["children living across sample windows", SPANNER]]) {
+  test(`${name} of a cell count as inside (through the parent's cutime), once`, { timeout: 30_000 }, async (t) => {
+    const { outside, inside, cellPct } = await sampleOutsideAndInside(script, 3);
+    t.diagnostic(`cell ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
+    assert.ok(cellPct >= 10, `the cell got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
+    const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
+    assert.ok(diff >= 0.7 * cellPct, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} cell ${cellPct.toFixed(0)} %`);
+    // Counting a reaped child twice would make the inside sampler subtract more than the cell used.
+    assert.ok(diff <= 1.3 * cellPct + 10, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} cell ${cellPct.toFixed(0)} %`);
+  });
+}
 
 const report = (over: Partial<NoiseReport> = {}): NoiseReport => ({
   samples: 20, seconds: 10, outside_cpu_pct: 3, outside_cpu_pct_max: 8, steal_pct: 0, kernel_cpu_pct: 1,
@@ -112,14 +116,18 @@ test("judgeNoise: thresholds are strict upper bounds, steal is judged apart, the
   assert.deepEqual(judgeNoise(report({ seconds: 0.5, outside_cpu_pct: 300 })), { disturbed: false, reason: "" });
 });
 
-test("machineBusy: a busy loop that is not the runner's descendant makes the machine busy, with the culprit named", { timeout: 30_000 }, async (t) => {
+test("machineBusy: a busy loop that is not the runner's descendant makes the machine busy, with a culprit named", { timeout: 30_000 }, async (t) => {
   const pid = startOrphanBurner();
   try {
+    const t0 = treeCpuSeconds([pid]);
     const { busy, report: r, reason } = await machineBusy(2);
-    t.diagnostic(reason);
+    const burnerPct = (100 * (treeCpuSeconds([pid]) - t0)) / r.seconds;
+    t.diagnostic(`burner ${burnerPct.toFixed(1)} %; ${reason}`);
     assert.equal(busy, true, JSON.stringify(r));
-    assert.match(reason, /^machine already busy: CPU used outside the cell [\d.]+% of a core > 20%/);
-    assert.ok(r.top_outside!.some((s) => s.startsWith(`sh[${pid}]`)), `culprit named: ${reason}`);
+    // The three busiest outside processes: the burner itself on a quiet machine (above it shares the
+    // machine with the test suite's other work, which may be busier).
+    assert.match(reason, /^machine already busy: CPU used outside the cell [\d.]+% of a core > 20% \(busiest: \S+\[\d+\] \d+%/);
+    assert.ok(r.outside_cpu_pct >= 0.7 * burnerPct, `outside ${r.outside_cpu_pct} burner ${burnerPct.toFixed(0)} %`);
   } finally {
     kill(pid);
   }
