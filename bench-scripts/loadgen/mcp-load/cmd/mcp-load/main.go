@@ -58,6 +58,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		lateMs        = fs.Float64("late-threshold-ms", 1, "open loop: a call starting this much after its intended time counts as late")
 		progressS     = fs.Float64("progress-interval", 1, "seconds between progress lines on stderr (0 = none)")
 		closeSessions = fs.Bool("close-sessions", true, "discovery: DELETE each session after its iteration (outside the timed part)")
+		markDir       = fs.String("mark-dir", "", "touch DIR/.measure-start and DIR/.measure-end at the measured window's edges (the samebox runner's resource window)")
 		showVersion   = fs.Bool("version", false, "print the version and exit")
 		cpuProfile    = fs.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file (to see where the client's own time goes)")
 	)
@@ -149,7 +150,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		WarmupMax: secs(*warmupMax), WarmupWindow: secs(*warmupWindow), WarmupWindows: *warmupWindows, WarmupTol: *warmupTol,
 		MaxCalls: *maxCalls, Timeout: *timeout,
 		Seed: *seed, LateThreshold: time.Duration(*lateMs * float64(time.Millisecond)),
-		CloseSessions: *closeSessions, ExtraHeaders: headers,
+		CloseSessions: *closeSessions, ExtraHeaders: headers, MarkDir: *markDir,
 		ClientInfo:       mcpclient.Implementation{Name: "mcp-load", Version: loadgen.Version},
 		Progress:         stderr,
 		ProgressInterval: secs(*progressS),

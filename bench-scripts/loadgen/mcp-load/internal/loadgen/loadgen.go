@@ -13,6 +13,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -62,6 +64,7 @@ type Options struct {
 	Seed          uint64
 	LateThreshold time.Duration
 	CloseSessions bool
+	MarkDir       string // touch .measure-start / .measure-end here at the measured window's edges (the runner's resource window)
 	ExtraHeaders  map[string]string
 	ClientInfo    mcpclient.Implementation
 
@@ -534,6 +537,9 @@ func (r *runner) stop(reason string) {
 		r.stopAt = time.Now()
 		r.stopMu.Unlock()
 		r.stopping.Store(true)
+		if r.rusageStarted.Load() {
+			r.touch(".measure-end")
+		}
 	})
 }
 
@@ -543,10 +549,26 @@ func (r *runner) measured(t time.Time) bool { return int64(t.Sub(r.t0)) >= r.mea
 func (r *runner) measureStart() time.Time { return r.t0.Add(time.Duration(r.measureStartNs.Load())) }
 func (r *runner) deadline() time.Time     { return r.t0.Add(time.Duration(r.deadlineNs.Load())) }
 
-// beginMeasure ends the warm-up at t: the measured window is [t, t+Duration).
-func (r *runner) beginMeasure(t time.Time) {
+// touch creates DIR/name (the pipeline's measured-window markers); no-op without --mark-dir.
+func (r *runner) touch(name string) {
+	if r.o.MarkDir == "" {
+		return
+	}
+	if f, err := os.Create(filepath.Join(r.o.MarkDir, name)); err == nil {
+		f.Close()
+	}
+}
+
+// markStart: the measured window begins now (client CPU baseline, marker).
+func (r *runner) markStart() {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageStart)
 	r.rusageStarted.Store(true)
+	r.touch(".measure-start")
+}
+
+// beginMeasure ends the warm-up at t: the measured window is [t, t+Duration).
+func (r *runner) beginMeasure(t time.Time) {
+	r.markStart()
 	d := int64(t.Sub(r.t0))
 	r.deadlineNs.Store(d + int64(r.o.Duration))
 	r.measureStartNs.Store(d)
@@ -602,10 +624,7 @@ func (r *runner) run(parent context.Context) {
 		if r.o.Warmup <= 0 {
 			r.beginMeasure(r.t0)
 		} else {
-			t := time.AfterFunc(r.o.Warmup, func() {
-				syscall.Getrusage(syscall.RUSAGE_SELF, &r.rusageStart)
-				r.rusageStarted.Store(true)
-			})
+			t := time.AfterFunc(r.o.Warmup, r.markStart)
 			defer t.Stop()
 		}
 		endTimer := time.AfterFunc(r.o.Warmup+r.o.Duration, func() { r.stop("duration") })

@@ -8,6 +8,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -351,7 +353,14 @@ func TestSteadyWarmupEndsWhenWindowsAgree(t *testing.T) {
 	defer srv.Close()
 	o := baseOptions(srv.URL)
 	o.WarmupMax, o.WarmupWindow, o.WarmupWindows, o.WarmupTol = 5*time.Second, 100*time.Millisecond, 3, 0.5
+	o.MarkDir = t.TempDir()
 	rep := runOK(t, o)
+	// The measured window's markers, for the runner's server CPU/memory window.
+	st, err1 := os.Stat(filepath.Join(o.MarkDir, ".measure-start"))
+	en, err2 := os.Stat(filepath.Join(o.MarkDir, ".measure-end"))
+	if err1 != nil || err2 != nil || en.ModTime().Sub(st.ModTime()) < 300*time.Millisecond {
+		t.Errorf("markers: %v %v; the window between them must be ~0.4 s", err1, err2)
+	}
 	if rep.Steady == nil || !*rep.Steady || rep.WarmupInfo == nil {
 		t.Fatalf("steady %v warmup %+v: a constant server is steady", rep.Steady, rep.WarmupInfo)
 	}
