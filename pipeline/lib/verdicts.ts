@@ -236,3 +236,45 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
     why: `${ivText}: the interval straddles a bound of where the claim holds (${regionText(claim)}); its relative half-width is ${Number((relHalfWidth * 100).toPrecision(2))} %${moreRepetitions !== undefined ? `, about ${moreRepetitions} more repetition${moreRepetitions === 1 ? "" : "s"} would decide` : ""}`,
   };
 }
+
+// ---- Which records and which run a claim is judged from (the site's rule; the runner judges its own run).
+
+type CellLike = Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition">;
+type RunLike = { run_id: string; profile: string; status: string; cells: Array<CellLike & { status: string }> };
+
+function cellKey(c: CellLike, runId: string): string {
+  return [runId, c.study, c.workload, c.system, c.variant, c.concurrency, c.repetition].join("\u0000");
+}
+
+/**
+ * The records that count for verdicts: measured scalars whose cell (run, study, workload, system, variant,
+ * concurrency, repetition) the run's manifest lists with status "ok". A cell with any other status (failed,
+ * wrong_answer, skipped, or one the runner flagged, e.g. noisy) contributes nothing.
+ */
+export function countedRecords<R extends RunLike>(records: ResultRecord[], runs: R[]): ResultRecord[] {
+  const ok = new Set<string>();
+  for (const m of runs) for (const c of m.cells) if (c.status === "ok") ok.add(cellKey(c, m.run_id));
+  return records.filter((r) => r.source === "measured" && r.t === null && ok.has(cellKey(r, r.run_id)));
+}
+
+/**
+ * The run a claim is judged from, among finished runs (`runs` newest first, `records` already counted):
+ * the newest that measured both sides with at least minRepetitions paired repetitions; else the newest
+ * that measured both sides, preferring a profile other than "ci" (a one-minute smoke run). A run that
+ * measured one side only is never chosen; runs are never pooled. Undefined when no run measured both.
+ */
+export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: ResultRecord[], opts: JudgeOptions = {}): { run: R; samples: PairedSample[]; measuredRuns: number } | undefined {
+  const min = opts.minRepetitions ?? DEFAULT_JUDGE_OPTIONS.minRepetitions;
+  const byRun = new Map<string, ResultRecord[]>();
+  for (const r of records) {
+    const g = byRun.get(r.run_id);
+    if (g) g.push(r);
+    else byRun.set(r.run_id, [r]);
+  }
+  const measured = runs
+    .filter((m) => m.status !== "running" && byRun.has(m.run_id))
+    .map((run) => ({ run, samples: pairedSamples(byRun.get(run.run_id)!, claim) }))
+    .filter((x) => x.samples.length > 0);
+  const chosen = measured.find((x) => x.samples.length >= min) ?? measured.find((x) => x.run.profile !== "ci") ?? measured[0];
+  return chosen && { ...chosen, measuredRuns: measured.length };
+}

@@ -3,7 +3,7 @@
 // pairing (a tool's several values per repetition count once, the highest common concurrency).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { claimRegion, claimSides, judgeClaim, pairedSamples, type PairedSample } from "../lib/verdicts.ts";
+import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, pairedSamples, type PairedSample } from "../lib/verdicts.ts";
 import { tQuantile } from "../lib/stats.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 
@@ -158,10 +158,42 @@ test('workload "*": per repetition, the mean over the workloads both sides measu
   assert.deepEqual(claimSides(c).a, { workload: "*", system: "a", metric: "mem_idle" });
 });
 
-test("noisy cells are left out by the caller: filtering their records changes the pairs", () => {
-  // the site keeps only records of manifest cells with status "ok"; the module pairs what it is given
-  const rs = [rec("a", 1, 10), rec("b", 1, 5), rec("a", 2, 10), rec("b", 2, 50)];
-  const noisy = new Set(["b|2"]);
-  const kept = rs.filter((r) => !noisy.has(`${r.system}|${r.repetition}`));
-  assert.deepEqual(pairedSamples(kept, claim()), [{ repetition: 1, a: 10, b: 5 }]);
+const cell = (system: string, repetition: number, status: string, over: Record<string, unknown> = {}) =>
+  ({ study: "s", workload: "w", system, variant: "", concurrency: 4, repetition, status, ...over });
+const manifest = (run_id: string, cells: ReturnType<typeof cell>[], profile = "quick", status = "complete") => ({ run_id, profile, status, cells });
+
+test("a noisy cell is excluded: only records of manifest cells with status ok count", () => {
+  const rs = [1, 2, 3, 4, 5].flatMap((rep) => [rec("a", rep, 200), rec("b", rep, rep === 3 ? 20 : 100)]);
+  // repetition 3 of b was flagged noisy by the runner (and a failed cell's stray records never count either)
+  const m = manifest("r1", [1, 2, 3, 4, 5].flatMap((rep) => [cell("a", rep, "ok"), cell("b", rep, rep === 3 ? "noisy" : "ok")]));
+  const counted = countedRecords(rs, [m]);
+  assert.equal(counted.length, 9);
+  assert.ok(!counted.some((r) => r.system === "b" && r.repetition === 3));
+  assert.deepEqual(pairedSamples(counted, claim()).map((p) => p.repetition), [1, 2, 4, 5]);
+  // a record whose cell is not in the manifest at all does not count; nor a published figure
+  assert.equal(countedRecords([rec("a", 9, 1), rec("a", 1, 1, { source: "published" } as Partial<ResultRecord>)], [m]).length, 0);
+});
+
+test("chooseRun: the newest run with 5 paired repetitions; never a one-sided run; never pooled", () => {
+  const reps = (run: string, n: number, sides = ["a", "b"]) => Array.from({ length: n }, (_, i) => sides.map((s) => rec(s, i + 1, s === "a" ? 150 : 100, { run_id: run }))).flat();
+  const cellsOf = (n: number, sides = ["a", "b"]) => Array.from({ length: n }, (_, i) => sides.map((s) => cell(s, i + 1, "ok"))).flat();
+  const runs = [
+    manifest("r4-one-sided", cellsOf(5, ["a"])),
+    manifest("r3-three", cellsOf(3)),
+    manifest("r2-five", cellsOf(5)),
+    manifest("r1-five-older", cellsOf(5)),
+  ];
+  const records = countedRecords([...reps("r4-one-sided", 5, ["a"]), ...reps("r3-three", 3), ...reps("r2-five", 5), ...reps("r1-five-older", 5)], runs);
+  const c = chooseRun(claim(), runs, records)!;
+  assert.equal(c.run.run_id, "r2-five");
+  assert.equal(c.samples.length, 5, "one run's repetitions, not pooled with r1's or r3's");
+  assert.equal(c.measuredRuns, 3, "the one-sided run did not measure the claim");
+  // without a run of 5: the newest that measured both sides (a ci smoke run only when nothing else did)
+  const few = [manifest("r5-ci", cellsOf(1), "ci"), manifest("r3-three", cellsOf(3))];
+  const fr = countedRecords([...reps("r5-ci", 1), ...reps("r3-three", 3)], few);
+  assert.equal(chooseRun(claim(), few, fr)!.run.run_id, "r3-three");
+  assert.equal(judgeClaim(claim(), chooseRun(claim(), few, fr)!.samples).verdict, "undecided");
+  // only a one-sided run: nothing to judge (not measured); a run still in progress is not used
+  assert.equal(chooseRun(claim(), [runs[0]], records), undefined);
+  assert.equal(chooseRun(claim(), [manifest("r2-five", cellsOf(5), "quick", "running")], records), undefined);
 });

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { DEFAULT_JUDGE_OPTIONS, VERDICTS, claimRegion, fmtRatio, judgeClaim, pairedSamples, regionText, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
+import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimRegion, countedRecords, fmtRatio, judgeClaim, regionText, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
 import claimsSchema from "../../../pipeline/schema/claims.schema.json";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
@@ -70,37 +70,18 @@ export function orientedRatio(a: number, b: number, better: "higher" | "lower"):
   return better === "higher" ? a / b : b / a;
 }
 
-/** Key of a manifest cell (and of a record's cell): run, study, workload, system, variant, concurrency, repetition. */
-function cellKey(x: { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number }, run: string): string {
-  return [run, x.study, x.workload, x.system, x.variant, x.concurrency, x.repetition].join("\u0000");
-}
-
-/** Records of the study that count for verdicts, per run: measured scalars of cells whose manifest status is "ok" (a noisy or failed cell's records never count). */
-function countedRecords(study: string, runs: RunManifest[], records: ResultRecord[]): Map<string, ResultRecord[]> {
-  const ok = new Set<string>();
-  for (const m of runs) for (const c of m.cells) if (c.study === study && c.status === "ok") ok.add(cellKey(c, m.run_id));
-  const byRun = new Map<string, ResultRecord[]>();
-  for (const r of records) {
-    if (r.source !== "measured" || r.study !== study || r.t !== null || !ok.has(cellKey(r, r.run_id))) continue;
-    const g = byRun.get(r.run_id);
-    if (g) g.push(r);
-    else byRun.set(r.run_id, [r]);
-  }
-  return byRun;
-}
-
 function sideText(s: ClaimSide): string {
   return `${s.system}${s.variant ? ` (${s.variant})` : ""}`;
 }
 
 /** Why no run measured both sides: the newest run that planned a side's cells and what became of them. */
-function missingWhy(claim: Claim, study: string, runs: RunManifest[], byRun: Map<string, ResultRecord[]>): string {
+function missingWhy(claim: Claim, study: string, runs: RunManifest[], counted: ResultRecord[]): string {
   const finished = runs.filter((m) => m.status !== "running");
   if (!finished.some((m) => m.cells.some((c) => c.study === study))) return `no run of ${study} yet`;
   const parts: string[] = [];
   for (const s of [claim.a, claim.b]) {
     const planned = (c: RunManifest["cells"][number]) => c.study === study && c.system === s.system && (claim.workload === "*" || c.workload === claim.workload) && (s.variant === undefined || c.variant === s.variant);
-    const measuredIn = finished.find((m) => (byRun.get(m.run_id) ?? []).some((r) => r.system === s.system && r.metric === claim.metric && (claim.workload === "*" || r.workload === claim.workload) && (s.variant === undefined || r.variant === s.variant)));
+    const measuredIn = finished.find((m) => counted.some((r) => r.run_id === m.run_id && r.system === s.system && r.metric === claim.metric && (claim.workload === "*" || r.workload === claim.workload) && (s.variant === undefined || r.variant === s.variant)));
     if (measuredIn) continue;
     const m = finished.find((x) => x.cells.some(planned));
     const cell = m?.cells.find((c) => planned(c) && c.status !== "ok");
@@ -128,23 +109,22 @@ export interface StudyVerdicts {
 export function studyVerdicts(study: Study, runs: RunManifest[], records: ResultRecord[]): StudyVerdicts | undefined {
   const claims = loadClaims(study.name);
   if (!claims) return undefined;
-  const byRun = countedRecords(study.name, runs, records);
-  const finished = runs.filter((m) => m.status !== "running" && byRun.has(m.run_id));
+  // Only the study's records of cells whose manifest status is "ok" count (pipeline/lib/verdicts.ts countedRecords).
+  const counted = countedRecords(records.filter((r) => r.study === study.name), runs);
   const minRepetitions = MIN_REPETITIONS;
   const rows = claims.claims.map((claim): ClaimVerdict => {
     const publishedRatio = claim.published.ratio ?? orientedRatio(claim.published.a!, claim.published.b!, claim.better);
     const region = regionText(claim);
-    const measured = finished.map((run) => ({ run, samples: pairedSamples(byRun.get(run.run_id)!, claim) })).filter((x) => x.samples.length > 0);
-    const chosen = measured.find((x) => x.samples.length >= minRepetitions) ?? measured.find((x) => x.run.profile !== "ci") ?? measured[0];
+    const chosen = chooseRun(claim, runs, counted);
     if (!chosen) {
-      return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why: missingWhy(claim, study.name, runs, byRun) };
+      return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why: missingWhy(claim, study.name, runs, counted) };
     }
     const j = judgeClaim(claim, chosen.samples);
-    const unit = byRun.get(chosen.run.run_id)!.find((r) => r.metric === claim.metric)?.unit ?? "";
+    const unit = counted.find((r) => r.run_id === chosen.run.run_id && r.metric === claim.metric)?.unit ?? "";
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     let why = `Run ${chosen.run.run_id}: ${j.why}.`;
     if (chosen.samples.length < minRepetitions) {
-      why += ` No run measured both sides ${minRepetitions} times; this is the newest that measured both${measured.length > 1 ? ` (${measured.length} runs did, each judged alone: runs are never pooled)` : ""}.`;
+      why += ` No run measured both sides ${minRepetitions} times; this is the newest that measured both${chosen.measuredRuns > 1 ? ` (${chosen.measuredRuns} runs did, each judged alone: runs are never pooled)` : ""}.`;
     }
     return {
       ...j, claim, publishedRatio, region, why, run: chosen.run, hasInterval: j.lo !== undefined && j.hi !== undefined,
