@@ -90,3 +90,20 @@ steady_warmup() {
     "$elapsed" "$steady" "$STEADY_WINDOW_S" "$STEADY_WINDOWS" "$STEADY_TOL" "$WARMUP" "$WARMUP_MAX" \
     "$(IFS=,; echo "${rates[*]}")" > "$out"
 }
+
+# steady_args STYLE: sets STEADY_ARGS to our Go load generators' flags for the same rule (empty
+# when WARMUP_MAX is 0: the tool's fixed --warmup). STYLE: seconds (mcp-load: numbers of seconds)
+# or duration (reserva, pgwire-tp: Go durations such as 20s). The tool's --warmup stays the minimum.
+steady_args() {
+  steady_params
+  STEADY_ARGS=()
+  (( WARMUP_MAX > 0 )) || return 0
+  case "$1" in
+    seconds) STEADY_ARGS=(--warmup-max "$WARMUP_MAX" --warmup-window "$STEADY_WINDOW_S" --warmup-windows "$STEADY_WINDOWS" --warmup-tol "$STEADY_TOL") ;;
+    duration) STEADY_ARGS=(-warmup-max "${WARMUP_MAX}s" -warmup-window "${STEADY_WINDOW_S}s" -warmup-windows "$STEADY_WINDOWS" -warmup-tol "$STEADY_TOL") ;;
+    *) die "steady_args: style '$1' is not valid (valid: seconds, duration)" ;;
+  esac
+}
+
+# steady_bound: the longest warm-up a cell can take (for the cell's own timeouts).
+steady_bound() { steady_params; echo $(( WARMUP_MAX > WARMUP ? WARMUP_MAX : WARMUP )); }

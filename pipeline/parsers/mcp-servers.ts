@@ -14,6 +14,8 @@ import { warmupFromCell } from "./warmup.ts";
 // The run verb also leaves in the cell folder
 //   resources.json  measure.py: CPU seconds of the server tree, Redis, the api-service and the load
 //                   generator, and the server's RSS avg/peak, over the tool's own measured window
+//                   (published per 1,000 calls; the server's utilisation is the runner's cpu_util)
+//   warmup.json     seed_k6: the mcp-load pre-warm's steady-state decision (warmup_s, steady)
 //   open-loop-rate.json  open loop only: {closed_loop_peak, fraction, rate}
 //   faults.json     {server_alive_after_run}
 
@@ -145,7 +147,9 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
   if (existsSync(resFile)) {
     const res = parseJson(readFileSync(resFile, "utf8"), "resources.json") as Resources;
     if (!res.error && res.window && isNum(res.window.seconds) && res.window.seconds > 0) {
-      const perK = (cpu: number | undefined) => (isNum(cpu) && r.calls > 0 ? (cpu / r.calls) * 1000 : null);
+      // Per call sent: dropped open-loop arrivals are in calls (as errors) but cost no CPU.
+      const sent = r.calls - (isNum(r.open_loop?.dropped) ? r.open_loop.dropped : 0);
+      const perK = (cpu: number | undefined) => (isNum(cpu) && sent > 0 ? (cpu / sent) * 1000 : null);
       const parts: [string, number | undefined][] = [
         ["server", res.server?.cpu_s],
         ["redis", res.redis?.cpu_s],
@@ -156,9 +160,12 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
         const v = perK(cpu);
         if (v !== null) add(`${name}_cpu_per_1k_calls`, v, "s");
       }
-      if (isNum(res.server?.cpu_s)) add("server_cpu_util", (100 * res.server.cpu_s) / res.window.seconds, "%");
+      // No server_cpu_util here (issue 18): the server's CPU utilisation is the runner's cpu_util, which
+      // now covers the same measured window (mcp-load --mark-dir, measure.py --k6-window touch the
+      // markers); two figures of one quantity were published before (0.48-1.18x apart: the runner's
+      // covered the whole cell). measure.py's server CPU stays as CPU per 1,000 calls.
       if (isNum(res.loadgen?.cpu_s)) add("loadgen_cpu_util", (100 * res.loadgen.cpu_s) / res.window.seconds, "%");
-      if (isNum(res.loadgen?.cpu_s) && r.calls > 0) add("loadgen_cpu_per_call", (res.loadgen.cpu_s / r.calls) * 1e6, "us");
+      if (isNum(res.loadgen?.cpu_s) && sent > 0) add("loadgen_cpu_per_call", (res.loadgen.cpu_s / sent) * 1e6, "us");
       if (isNum(res.server?.rss_avg_mib)) add("server_rss_avg", res.server.rss_avg_mib, "MiB");
       if (isNum(res.server?.rss_peak_mib)) add("server_rss_peak", res.server.rss_peak_mib, "MiB");
       if (isNum(res.server?.processes)) add("server_processes", res.server.processes, "count");

@@ -147,3 +147,30 @@ test("a resources.json without a window gives no resource metrics (never made-up
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Issue 18: measure.py's window end was cut short when the tool exited within a sampling interval of
+// it (85 of 164 cells); it now samples once more after the tool exited, so the end is interpolated.
+test("measure.py: the window's end is not cut short when the tool exits right after it", async () => {
+  const { spawn, spawnSync } = await import("node:child_process");
+  const measure = path.join(import.meta.dirname, "..", "..", "bench-scripts", "studies", "mcp-servers", "measure.py");
+  const dir = tempDir();
+  const busy = spawn("python3", ["-c", "import time\nt=time.time()\nwhile time.time()-t<30: pass"], { stdio: "ignore" });
+  try {
+    // A fake mcp-load: 0.6 s of "load", then its report with a window ending at the moment it exits.
+    const fake = [
+      "import json, time, datetime as d",
+      "t0 = time.time(); time.sleep(0.6); t1 = time.time()",
+      "iso = lambda t: d.datetime.fromtimestamp(t, d.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%fZ')",
+      "print(json.dumps({'tool': 'mcp-load', 'measure_start': iso(t0 + 0.1), 'measure_end': iso(t1)}))",
+    ].join("\n");
+    const r = spawnSync("python3", [measure, "--cell", dir, "--kind", "mcp-load", "--server-pids", String(busy.pid), "--", "python3", "-c", fake], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    const res = JSON.parse(readFileSync(path.join(dir, "resources.json"), "utf8"));
+    assert.equal(res.error, undefined, res.error);
+    assert.equal(res.warning, undefined, "no 'cut short' warning: a sample follows the window's end");
+    assert.ok(res.server.cpu_s > 0 && res.loadgen.cpu_s >= 0, JSON.stringify(res));
+  } finally {
+    busy.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -20,7 +20,7 @@ ceiling_run() {
   server="$(json_get "$wl" trivial_server)"
   server="${server:-mcp-null}"
   [[ -n "$tool" ]] || die "$wl: 'trivial_tool' is missing (valid: echo, noop)"
-  local server_args=(--addr 127.0.0.1:0 --max-lifetime "$(( warmup + duration + 300 ))s")
+  local server_args=(--addr 127.0.0.1:0 --max-lifetime "$(( warmup + ${WARMUP_MAX:-0} + duration + 300 ))s")
   case "$server:${response:-json}" in
     mcp-null:json) response=json ;;
     mcp-trivial:sse) ;;
@@ -58,7 +58,7 @@ ceiling_run() {
   if [[ "$client" == mcp-load ]]; then
     # The database cells' mcp-load command line, with the trivial tool in place of the SQL tool.
     local argv=("$MCPDB_BIN/mcp-load" --url "$url" --protocol "$MCPDB_PROTOCOL" --concurrency "$threads"
-      --duration "$duration" --warmup "$warmup" --seed 42 --progress-interval 5
+      --duration "$duration" --warmup "$warmup" "${STEADY_ARGS[@]}" --seed 42 --progress-interval 5
       --workload call --tool "$tool" --args "$args")
     record_command "the measured load (report: stdout)" "${argv[@]}"
     "${argv[@]}" > "$out"

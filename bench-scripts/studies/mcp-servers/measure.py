@@ -12,11 +12,24 @@ CPU seconds of each component inside that window (cumulative series interpolated
 window's ends) and the server's RSS average and peak over the samples inside it.
 stdout of CMD goes to DIR/load.json, stderr to DIR/load.stderr (first lines also to ours).
 Exit status = CMD's (124 when it ran past --timeout and was killed).
+
+The window's end is never cut short (issue 18): the tool exits within a sampling interval of its
+window's end, so the last sample taken while it ran was often before that end and the CPU of the
+last up-to-0.25 s (more on a busy box) was missing (85 of 164 mcp-load cells). One more sample is
+taken after the tool exited (the server, Redis and the api-service still run; the load
+generator's total is its reaped CPU from getrusage(RUSAGE_CHILDREN)), so the value at the end is
+interpolated between two samples around it.
+
+--k6-window "W E" (k6 only): W and E are the seconds after k6's SAMEBOX_K6_START_MS at which
+its measured window starts and ends; measure.py touches DIR/.measure-start and DIR/.measure-end
+at those moments, so the runner's server CPU/memory (cpu_util, mem_load) cover the same window.
+(mcp-load touches the markers itself: --mark-dir.)
 """
 import argparse
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -111,6 +124,7 @@ def main():
     ap.add_argument("--redis-pid", type=int, default=0)
     ap.add_argument("--api-pid", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--k6-window", default="", help='k6: "W E" seconds after SAMEBOX_K6_START_MS: touch the measured-window markers')
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -125,9 +139,20 @@ def main():
         series = []
         deadline = time.time() + a.timeout
         rc = None
+        k6_window = [float(x) for x in a.k6_window.split()] if a.k6_window else None
+        k6_start, marked = None, set()
         while rc is None:
             row = sample(groups)
             series.append(row)
+            if k6_window:
+                if k6_start is None:
+                    m = re.search(r"SAMEBOX_K6_START_MS=(\d+)", open(err_path, errors="replace").read())
+                    k6_start = int(m.group(1)) / 1000 if m else None
+                if k6_start is not None:
+                    for name, at_s in ((".measure-start", k6_window[0]), (".measure-end", k6_window[1])):
+                        if name not in marked and time.time() >= k6_start + at_s and (name == ".measure-start" or ".measure-start" in marked):
+                            open(os.path.join(a.cell, name), "w").close()
+                            marked.add(name)
             if time.time() > deadline:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -137,8 +162,14 @@ def main():
                 rc = proc.wait(timeout=INTERVAL_S)
             except subprocess.TimeoutExpired:
                 pass
-        # The load generator has exited: its CPU is now in our children's times; the last
-        # sample before exit is the last we have of it, which is after the window ends.
+        # The load generator has exited: one more sample so the window's end lies between two
+        # samples; the load generator's cumulative CPU is now its reaped time (RUSAGE_CHILDREN).
+        last = sample({g: roots for g, roots in groups.items() if g != "loadgen"})
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        last["loadgen_cpu"] = max(ru.ru_utime + ru.ru_stime, series[-1]["loadgen_cpu"] if series else 0.0)
+        series.append(last)
+        if k6_window and ".measure-start" in marked and ".measure-end" not in marked:
+            open(os.path.join(a.cell, ".measure-end"), "w").close()
     stdout_text = open(out_path).read()
     stderr_text = open(err_path, errors="replace").read()
     sys.stderr.write("".join(stderr_text.splitlines(True)[:40]))
