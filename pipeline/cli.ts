@@ -8,7 +8,7 @@ import { fromCsv, fromJsonl } from "./lib/records.ts";
 import { describeErrors, validateManifest } from "./lib/schema.ts";
 import { parserFor } from "./parsers/index.ts";
 import { publish } from "./publish/publish.ts";
-import { deadRunnerReason } from "./runner/manifest.ts";
+import { deadRunnerReason } from "./lib/liveness.ts";
 import { runSuite } from "./runner/run.ts";
 
 // The `samebox` command. Every user mistake ends as one line on stderr and exit code 2.

@@ -11,6 +11,10 @@ export type Unit = ResultRecord["unit"];
 // repetition where the parser does not set them).
 export type Measurement = Pick<ResultRecord, "metric" | "value" | "unit"> & Partial<Pick<ResultRecord, "t" | "variant" | "repetition">>;
 
+/** The cell a record belongs to: run cells and records share these fields (a cell's id is not on its records). */
+export const cellKey = (c: Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition">): string =>
+  [c.study, c.workload, c.system, c.variant, c.concurrency, c.repetition].join("\u0000");
+
 export function toCsv(records: ResultRecord[]): string {
   // t=null is written as an empty field, read back as null.
   return csvFormat(records.map((r) => ({ ...r, t: r.t ?? "" })) as unknown as Record<string, string>[], recordColumns) + "\n";

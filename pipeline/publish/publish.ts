@@ -6,7 +6,8 @@ import { loadStudy, studyNames, profileNames, loadProfile, loadSystem, systemNam
 import { UserError } from "../lib/errors.ts";
 import { publishedDir, repoRoot, runsDir, siteDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
-import { fromCsv, fromJsonl } from "../lib/records.ts";
+import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
+import { deadRunnerReason } from "../lib/liveness.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { RunManifest, StudyFile } from "../schema/types.ts";
 import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
@@ -33,13 +34,19 @@ export function loadAll(): Loaded {
     }
     if (!validateManifest(manifest)) throw new UserError(`${mfile} is invalid: ${describeErrors(validateManifest.errors)}`);
     if (manifest.status === "running") {
-      warnings.push(`${id}: still running or crashed before it finished; its records are published as they are`);
+      const dead = deadRunnerReason(manifest);
+      warnings.push(`${id}: ${dead ? `says running but ${dead} (continue it: samebox run --resume ${id})` : "still running"}; its records are published as they are`);
     }
     const jsonl = path.join(dir, id, "records.jsonl");
     const csv = path.join(dir, id, "records.csv");
     const rs = existsSync(jsonl) ? fromJsonl(readFileSync(jsonl, "utf8"), jsonl) : existsSync(csv) ? fromCsv(readFileSync(csv, "utf8"), csv) : [];
     for (const r of rs) if (r.run_id !== id) throw new UserError(`${jsonl}: record has run_id '${r.run_id}' but lives in run folder '${id}'`);
-    records.push(...rs);
+    // A noisy cell (disturbed by other work in every attempt) stays in data/ but is left out of the
+    // site's results, so no ranking, chart or verdict uses it; the run's page lists it with its reason.
+    const noisy = new Set(manifest.cells.filter((c) => c.status === "noisy").map(cellKey));
+    const kept = noisy.size ? rs.filter((r) => !noisy.has(cellKey(r))) : rs;
+    if (kept.length < rs.length) warnings.push(`${id}: ${rs.length - kept.length} records of ${noisy.size} noisy cell(s) left out of the site's results`);
+    records.push(...kept);
     manifests.push(manifest);
   }
   const pdir = publishedDir();

@@ -2,41 +2,16 @@
 // calls write(); the summary and the config hash are derived here, so they can never disagree with the cells.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { RunManifest } from "../schema/types.ts";
 import { assertValid, validateManifest } from "../lib/schema.ts";
 import { UserError } from "../lib/errors.ts";
+export { deadRunnerReason, runnerIdentity } from "../lib/liveness.ts";
 
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
   if (v && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
   return JSON.stringify(v);
-}
-
-/** The kernel's id of this boot: a pid recorded under another boot id is not the same process. */
-export function bootId(): string {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
-export function runnerIdentity(): NonNullable<RunManifest["runner"]> {
-  return { pid: process.pid, host: os.hostname(), boot_id: bootId() };
-}
-
-/** Why a manifest that says "running" is not being written any more, or null when its runner may still be alive. */
-export function deadRunnerReason(m: RunManifest): string | null {
-  if (m.status !== "running") return null;
-  const r = m.runner;
-  if (!r) return "the run says it is running but names no runner process (written before runners recorded themselves); it cannot be alive";
-  if (r.host !== os.hostname()) return null; // another machine's run: cannot tell from here
-  if (r.boot_id && r.boot_id !== bootId()) return `its runner (pid ${r.pid}) belonged to an earlier boot of this machine`;
-  if (!existsSync(`/proc/${r.pid}`)) return `its runner (pid ${r.pid}) is no longer running`;
-  const cmd = readFileSync(`/proc/${r.pid}/cmdline`, "utf8");
-  return cmd.includes("cli.ts") || cmd.includes("samebox") ? null : `its runner's pid ${r.pid} now belongs to another program`;
 }
 
 export class ManifestWriter {

@@ -7,6 +7,7 @@
 // alpha-spending), so the chance that any look is wrong stays at most alpha (the same `looks` is
 // recorded in the manifest and used by the site's verdicts).
 import { loadStudyClaims } from "../lib/claims.ts";
+import { cellKey } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
 import { claimSides, judgeClaim, pairedSamples } from "../lib/verdicts.ts";
@@ -23,8 +24,6 @@ type RunContextManifestSequential = RunContext["writer"]["manifest"]["sequential
 /** Start-up and stop of a system around an added visit, when nothing measured says better. */
 const VISIT_OVERHEAD_S = 10;
 
-const cellKey = (c: Pick<Cell, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition">) =>
-  [c.study, c.workload, c.system, c.variant, c.concurrency, c.repetition].join("\u0000");
 
 /** The run's records of one study that count for verdicts: records of ok cells only (noisy cells are kept but not judged). */
 export function judgedRecords(records: ResultRecord[], cells: Cell[], study: string): ResultRecord[] {
