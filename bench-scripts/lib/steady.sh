@@ -18,16 +18,22 @@
 # window's rate go to OUT_JSON (the cell's warmup.json, read by pipeline/parsers/warmup.ts):
 #   {"mode":"steady","warmup_s":…,"steady":true|false,"window_s":…,"windows":…,"tolerance":…,
 #    "min_s":…,"max_s":…,"window_rates":[…]}
-# Parameters (profile env): WARMUP (minimum, s), WARMUP_MAX (bound, s; 0 = a single chunk of
-# WARMUP seconds, the old fixed warm-up, steady not judged), STEADY_WINDOW_S (1), STEADY_WINDOWS (3),
+# Parameters (profile env): WARMUP (minimum, s), WARMUP_MAX (bound, s; unset = max(2 x WARMUP,
+# WARMUP + 2 chunks); 0 = a single run of WARMUP seconds, the old fixed warm-up, steady not judged), STEADY_WINDOW_S (1), STEADY_WINDOWS (3),
 # STEADY_TOL (0.05).
 
 steady_params() {
   WARMUP="${WARMUP:-0}"
-  WARMUP_MAX="${WARMUP_MAX:-0}"
   STEADY_WINDOW_S="${STEADY_WINDOW_S:-1}"
   STEADY_WINDOWS="${STEADY_WINDOWS:-3}"
   STEADY_TOL="${STEADY_TOL:-0.05}"
+  [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP='$WARMUP' is not valid (valid: whole seconds)"
+  # Every profile warms up until steady: a profile without WARMUP_MAX gets the larger of twice its
+  # WARMUP and WARMUP + two chunks of windows (ci: 1 s -> 7 s; seed's 10 s -> 20 s). 0 = fixed WARMUP.
+  if [[ -z "${WARMUP_MAX:-}" && "$STEADY_WINDOW_S" =~ ^[1-9][0-9]*$ && "$STEADY_WINDOWS" =~ ^[0-9]+$ ]]; then
+    WARMUP_MAX=$(( 2 * WARMUP > WARMUP + 2 * STEADY_WINDOWS * STEADY_WINDOW_S ? 2 * WARMUP : WARMUP + 2 * STEADY_WINDOWS * STEADY_WINDOW_S ))
+  fi
+  WARMUP_MAX="${WARMUP_MAX:-0}"
   [[ "$WARMUP_MAX" =~ ^[0-9]+$ ]] || die "WARMUP_MAX='$WARMUP_MAX' is not valid (valid: whole seconds, 0 = fixed WARMUP)"
   [[ "$STEADY_WINDOW_S" =~ ^[1-9][0-9]*$ ]] || die "STEADY_WINDOW_S='$STEADY_WINDOW_S' is not valid (valid: whole seconds >= 1)"
   [[ "$STEADY_WINDOWS" =~ ^[0-9]+$ ]] && (( STEADY_WINDOWS >= 2 && STEADY_WINDOWS <= 60 )) \
