@@ -13,8 +13,8 @@
 # CHUNK_FN SECONDS must load the system for SECONDS seconds and print one throughput per window
 # on stdout (one number a line; anything else on stderr; a chunk with no number = the tool failed,
 # steady_warmup returns 1). It is called repeatedly with
-# STEADY_WINDOWS x STEADY_WINDOW_S seconds (a chunk: a short run of the tool with a report every
-# window) until the last chunk's windows agree or the bound is reached. The decision and every
+# (STEADY_WINDOWS + 1) x STEADY_WINDOW_S seconds (a chunk: a short run of the tool with a report every
+# window) until the last STEADY_WINDOWS windows agree or the bound is reached. The decision and every
 # window's rate go to OUT_JSON (the cell's warmup.json, read by pipeline/parsers/warmup.ts):
 #   {"mode":"steady","warmup_s":…,"steady":true|false,"window_s":…,"windows":…,"tolerance":…,
 #    "min_s":…,"max_s":…,"window_rates":[…]}
@@ -62,7 +62,9 @@ steady_judge() {
 steady_warmup() {
   local chunk_fn="$1" out="$2"
   steady_params
-  local chunk=$(( STEADY_WINDOWS * STEADY_WINDOW_S )) start now elapsed steady=false rates=() line chunk_rates
+  # A chunk is one window longer than the rule needs: a tool started for N s reports N-1 or N
+  # windows (the last one may not be printed before it exits).
+  local chunk=$(( (STEADY_WINDOWS + 1) * STEADY_WINDOW_S )) start now elapsed steady=false rates=() line chunk_rates
   start="$(date +%s.%N)"
   if (( WARMUP_MAX == 0 )); then
     # Fixed warm-up (profiles without WARMUP_MAX): one run of WARMUP seconds, not judged.
@@ -82,9 +84,8 @@ steady_warmup() {
     rates+=("${chunk_rates[@]}")
     now="$(date +%s.%N)"
     elapsed="$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.3f", b - a }')"
-    # Judge the last chunk alone: its windows ran on one set of connections.
-    if awk -v e="$elapsed" -v m="$WARMUP" 'BEGIN { exit !(e >= m) }' \
-      && (( ${#chunk_rates[@]} >= STEADY_WINDOWS )) && steady_judge "${chunk_rates[@]}"; then
+    # Judge the last STEADY_WINDOWS windows of the whole warm-up (they may span two chunks).
+    if awk -v e="$elapsed" -v m="$WARMUP" 'BEGIN { exit !(e >= m) }' && steady_judge "${rates[@]}"; then
       steady=true
       break
     fi
