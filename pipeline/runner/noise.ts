@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { CLK_TCK, readAllStats, treeIn, type ProcStat } from "./resources.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { CLK_TCK, readAllStats, readStat, treeIn, type ProcStat } from "./resources.ts";
 
 // Noise guard: how much CPU other work on the machine used while a cell ran. A benchmark on a box
 // where a build, a backup or a noisy VM neighbour competes for the cores measures that competition,
@@ -110,6 +110,33 @@ function seenTicksOfGoneChildren(prev: Map<string, ProcStat>, now: Map<string, P
   return out;
 }
 
+/**
+ * Reading /proc takes a millisecond or two, and a child reaped meanwhile breaks the accounting: missing
+ * while its parent was read before the reap (the parent's cutime lacks it: never counted), or read
+ * alive while its parent was read after (counted twice). Settle the snapshot at the end of the pass:
+ * drop what has vanished by then and re-read the parents of everything vanished, whose cutime now
+ * holds it. (A child reaped between these last two reads still escapes: microseconds.)
+ */
+function settle(all: ProcStat[], prev: Map<string, ProcStat>): ProcStat[] {
+  const byPid = new Map(all.map((s) => [s.pid, s]));
+  const reread = new Set<number>();
+  for (const s of all) {
+    if (existsSync(`/proc/${s.pid}`)) continue;
+    byPid.delete(s.pid);
+    reread.add(s.ppid);
+  }
+  for (const s of prev.values()) if (byPid.get(s.pid)?.startTicks !== s.startTicks) reread.add(s.ppid);
+  for (const pid of reread) { // a Set visits what is added while iterating: parents that vanished too
+    const s = readStat(pid);
+    if (s) byPid.set(pid, s);
+    else if (byPid.has(pid)) {
+      reread.add(byPid.get(pid)!.ppid);
+      byPid.delete(pid);
+    }
+  }
+  return [...byPid.values()];
+}
+
 export class NoiseSampler {
   private roots: () => number[];
   private intervalMs: number;
@@ -157,7 +184,7 @@ export class NoiseSampler {
   private sample(): void {
     const at = performance.now();
     const cpu = readCpuJiffies();
-    const all = readAllStats();
+    const all = settle(readAllStats(), this.prev);
     this.t.load1Max = Math.max(this.t.load1Max, readLoad1());
     const now = new Map(all.map((s) => [key(s), s]));
     const byPid = new Map(all.map((s) => [s.pid, s]));
