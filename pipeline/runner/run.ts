@@ -16,7 +16,7 @@ import { gitInfo, machineInfo, toolVersions } from "./machine.ts";
 import { deadRunnerReason, ManifestWriter, runnerIdentity } from "./manifest.ts";
 import { DEFAULT_NOISE_THRESHOLDS, machineBusy } from "./noise.ts";
 import type { Cell, NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
-import { defaultOrderSeed, INTERRUPTED_BEFORE, interleave, newRunId, NOT_RUN, planRun } from "./plan.ts";
+import { defaultOrderSeed, INTERRUPTED_BEFORE, interleave, newRunId, NOT_RUN, planRun, sortByVisits, visitOrder } from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
 import { lifecycleKey, newLifecycle, runVisit } from "./visit.ts";
@@ -95,11 +95,28 @@ async function deferredCleanups(ctx: RunContext, lc: ReturnType<typeof newLifecy
   }
 }
 
+/**
+ * The visit order over the systems that can still run after the installs (a system skipped at install,
+ * such as MySQL here, would otherwise hold a place in the rotation and unbalance who runs first).
+ */
+function orderAvailable(ctx: RunContext, seed: number): void {
+  const order = ctx.writer.manifest.order;
+  if (!order) return;
+  const available = ctx.plan.systems.filter((s) => ctx.plan.cells.some((c) => c.system === s && pending(c)));
+  const maxRep = Math.max(0, ...ctx.plan.cells.map((c) => c.repetition));
+  const done = order.visits.filter((v) => !ctx.plan.cells.some((c) => c.system === v.system && c.repetition === v.repetition && pending(c)));
+  const todo = visitOrder(available, maxRep, seed).filter((v) => ctx.plan.cells.some((c) => c.system === v.system && c.repetition === v.repetition && pending(c)));
+  order.visits = [...done, ...todo];
+  sortByVisits(ctx.plan.cells, order.visits, Object.keys(ctx.plan.studies));
+  ctx.writer.write();
+}
+
 async function execute(ctx: RunContext, install: boolean, seed: number, startedAtMs: number): Promise<RunResult> {
   if (install) await installAll(ctx);
   await readStudyVersions(ctx);
+  orderAvailable(ctx, seed);
   const lc = newLifecycle(ctx.plan.cells, ctx.plan.studies);
-  for (const visit of ctx.writer.manifest.order?.visits ?? []) {
+  for (const visit of [...(ctx.writer.manifest.order?.visits ?? [])]) {
     if (ctx.interrupted()) break;
     await runVisit(ctx, lc, visit);
   }
