@@ -29,8 +29,8 @@ export interface RunResult { runDir: string; manifest: RunManifest | null; exitC
 
 /** Attempts of a disturbed cell in strict mode (the first and two re-runs). */
 const MAX_ATTEMPTS = 3;
-/** Seconds the machine is watched before a strict run starts. */
-const BUSY_CHECK_S = 5;
+/** Seconds the machine is watched before a run starts: long enough to refuse on (strict), or only to record (warn). */
+const BUSY_CHECK_S = { strict: 5, warn: 1 } as const;
 
 /** strict on the cloud box (nothing else runs there), warn elsewhere; SAMEBOX_NOISE_GUARD overrides. */
 export function defaultNoiseGuard(): NoiseGuardMode {
@@ -42,7 +42,7 @@ export function defaultNoiseGuard(): NoiseGuardMode {
 
 async function refuseIfBusy(mode: NoiseGuardMode, allowBusy: boolean): Promise<NonNullable<RunManifest["noise_guard"]>["before_run"]> {
   if (mode === "off") return undefined;
-  const b = await machineBusy(BUSY_CHECK_S, DEFAULT_NOISE_THRESHOLDS, [process.pid]);
+  const b = await machineBusy(BUSY_CHECK_S[mode], DEFAULT_NOISE_THRESHOLDS, [process.pid]);
   const before = { busy: b.busy, outside_cpu_pct: Math.round(b.report.outside_cpu_pct * 10) / 10, reason: b.reason };
   if (b.busy && mode === "strict" && !allowBusy) {
     throw new UserError(`the machine is busy before the run: ${b.reason}. Figures measured now would carry that load; wait until it is quiet (uptime, top), or pass --allow-busy (or --noise-guard warn) to measure anyway`);
