@@ -63,7 +63,7 @@ steady_warmup() {
   local chunk_fn="$1" out="$2"
   steady_params
   # A chunk is one window longer than the rule needs: a tool started for N s reports N-1 or N
-  # windows (the last one may not be printed before it exits).
+  # windows, the last of which may be cut short by its exit; the first STEADY_WINDOWS are kept.
   local chunk=$(( (STEADY_WINDOWS + 1) * STEADY_WINDOW_S )) start now elapsed steady=false rates=() line chunk_rates
   start="$(date +%s.%N)"
   if (( WARMUP_MAX == 0 )); then
@@ -79,6 +79,9 @@ steady_warmup() {
     while IFS= read -r line; do
       [[ "$line" =~ ^[0-9.]+$ ]] && chunk_rates+=("$line")
     done < <("$chunk_fn" "$chunk")
+    # Only the first STEADY_WINDOWS reports of a chunk are whole windows: the last one a tool prints
+    # as it stops may cover its shutdown (seen: sysbench's 4th second at a fifth of the others).
+    chunk_rates=("${chunk_rates[@]:0:STEADY_WINDOWS}")
     # A chunk that reported no window at all means the tool failed: the caller says so.
     (( ${#chunk_rates[@]} > 0 )) || { log "warm-up: $chunk_fn reported no throughput window"; return 1; }
     rates+=("${chunk_rates[@]}")
