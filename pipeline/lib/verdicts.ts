@@ -259,8 +259,9 @@ export function countedRecords<R extends RunLike>(records: ResultRecord[], runs:
 
 /**
  * The run a claim is judged from, among finished runs (`runs` newest first, `records` already counted):
- * the newest that measured both sides with at least minRepetitions paired repetitions; else the newest
- * that measured both sides, preferring a profile other than "ci" (a one-minute smoke run). A run that
+ * the newest that measured both sides with at least minRepetitions paired repetitions; else, among the runs
+ * that measured both sides, the one with the most paired repetitions (a one-repetition catalogue or "ci"
+ * smoke run never hides a run with three), the newest on a tie, a profile other than "ci" first. A run that
  * measured one side only is never chosen; runs are never pooled. Undefined when no run measured both.
  */
 export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: ResultRecord[], opts: JudgeOptions = {}): { run: R; samples: PairedSample[]; measuredRuns: number } | undefined {
@@ -275,6 +276,8 @@ export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: R
     .filter((m) => m.status !== "running" && byRun.has(m.run_id))
     .map((run) => ({ run, samples: pairedSamples(byRun.get(run.run_id)!, claim) }))
     .filter((x) => x.samples.length > 0);
-  const chosen = measured.find((x) => x.samples.length >= min) ?? measured.find((x) => x.run.profile !== "ci") ?? measured[0];
+  // measured is newest first; a stable sort keeps that order among equals
+  const fallback = [...measured].sort((x, y) => y.samples.length - x.samples.length || Number(x.run.profile === "ci") - Number(y.run.profile === "ci"))[0];
+  const chosen = measured.find((x) => x.samples.length >= min) ?? fallback;
   return chosen && { ...chosen, measuredRuns: measured.length };
 }

@@ -188,10 +188,12 @@ test("chooseRun: the newest run with 5 paired repetitions; never a one-sided run
   assert.equal(c.run.run_id, "r2-five");
   assert.equal(c.samples.length, 5, "one run's repetitions, not pooled with r1's or r3's");
   assert.equal(c.measuredRuns, 3, "the one-sided run did not measure the claim");
-  // without a run of 5: the newest that measured both sides (a ci smoke run only when nothing else did)
-  const few = [manifest("r5-ci", cellsOf(1), "ci"), manifest("r3-three", cellsOf(3))];
-  const fr = countedRecords([...reps("r5-ci", 1), ...reps("r3-three", 3)], few);
+  // without a run of 5: the one with the most paired repetitions (a newer one-repetition catalogue or ci run does not hide it)
+  const few = [manifest("r6-ci", cellsOf(1), "ci"), manifest("r5-catalogue", cellsOf(1), "catalogue"), manifest("r3-three", cellsOf(3)), manifest("r2-three-older", cellsOf(3))];
+  const fr = countedRecords([...reps("r6-ci", 1), ...reps("r5-catalogue", 1), ...reps("r3-three", 3), ...reps("r2-three-older", 3)], few);
   assert.equal(chooseRun(claim(), few, fr)!.run.run_id, "r3-three");
+  // equal repetitions: the newest, a ci smoke run last
+  assert.equal(chooseRun(claim(), few.slice(0, 2), fr)!.run.run_id, "r5-catalogue");
   assert.equal(judgeClaim(claim(), chooseRun(claim(), few, fr)!.samples).verdict, "undecided");
   // only a one-sided run: nothing to judge (not measured); a run still in progress is not used
   assert.equal(chooseRun(claim(), [runs[0]], records), undefined);

@@ -63,14 +63,15 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ a: number; b: number }> {
   return [...pa.keys()].sort((x, y) => x - y).filter((rep) => pb.has(rep)).map((rep) => ({ a: mean(pa.get(rep)!.get("")!), b: mean(pb.get(rep)!.get("")!) }));
 }
 
-/** Expected row: the run (newest with ≥ 5 paired repetitions, else newest non-ci, else newest that measured both sides), the geometric-mean ratio, its t interval, the verdict. */
+/** Expected row: the run (newest with ≥ 5 paired repetitions, else the one with the most, newest on a tie), the geometric-mean ratio, its t interval, the verdict. */
 function expected(study: string, c: Claim) {
   const ok = new Set(runs.flatMap((m) => m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${m.run_id}|${x.workload}|${x.system}|${x.variant}|${x.concurrency}|${x.repetition}`)));
   const counted = records.filter((r) => r.source === "measured" && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload)
     && ok.has(`${r.run_id}|${r.workload}|${r.system}|${r.variant}|${r.concurrency}|${r.repetition}`));
   const ordered = runs.filter((m) => m.status !== "running").sort((x, y) => y.started_at.localeCompare(x.started_at));
   const measured = ordered.map((m) => ({ m, p: pairsOf(counted.filter((r) => r.run_id === m.run_id), c).filter((x) => x.a > 0 && x.b > 0) })).filter((x) => x.p.length > 0);
-  const chosen = measured.find((x) => x.p.length >= MIN_REPS) ?? measured.find((x) => x.m.profile !== "ci") ?? measured[0];
+  // else the most paired repetitions, the newest on a tie (measured is newest first; the sort is stable), a ci smoke run last
+  const chosen = measured.find((x) => x.p.length >= MIN_REPS) ?? [...measured].sort((x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0))[0];
   if (!chosen) return { verdict: "not measured", n: 0 };
   const d = chosen.p.map((x) => (c.better === "higher" ? Math.log(x.a / x.b) : Math.log(x.b / x.a)));
   const n = d.length;

@@ -1,7 +1,7 @@
 // "Does it reproduce?": each seed's claims (bench-scripts/studies/<study>/claims.json, format in
 // bench-scripts/studies/CLAIMS.md) beside samebox's measurement of the same comparison, with a verdict
 // from pipeline/lib/verdicts.ts (paired per-repetition log ratios, Student-t interval). Each claim is judged
-// from one run: the newest that measured both of its sides (preferring one with enough repetitions); runs
+// from one run: the newest that measured both of its sides enough times (else the one with the most repetitions); runs
 // and machines are never pooled. Read at build time; analysis pages stay free of JS.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -101,10 +101,10 @@ export interface StudyVerdicts {
 }
 
 /**
- * Every claim of the study, each judged from one run: the newest finished run that measured both of its
- * sides with at least minRepetitions paired repetitions; else the newest (preferring a profile other than
- * the one-minute "ci" smoke run) that measured both sides, undecided and saying so. A run that measured one
- * side only is never used for that claim. `runs` newest first.
+ * Every claim of the study, each judged from one run (pipeline/lib/verdicts.ts chooseRun): the newest
+ * finished run that measured both of its sides with at least minRepetitions paired repetitions; else the
+ * run that measured both with the most repetitions, undecided and saying so. A run that measured one side
+ * only is never used for that claim. `runs` newest first.
  */
 export function studyVerdicts(study: Study, runs: RunManifest[], records: ResultRecord[]): StudyVerdicts | undefined {
   const claims = loadClaims(study.name);
@@ -124,7 +124,7 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     let why = `Run ${chosen.run.run_id}: ${j.why}.`;
     if (chosen.samples.length < minRepetitions) {
-      why += ` No run measured both sides ${minRepetitions} times; this is the newest that measured both${chosen.measuredRuns > 1 ? ` (${chosen.measuredRuns} runs did, each judged alone: runs are never pooled)` : ""}.`;
+      why += ` No run measured both sides ${minRepetitions} times; this run has the most paired repetitions of the ${chosen.measuredRuns === 1 ? "one run" : `${chosen.measuredRuns} runs`} that measured both (the newest on a tie; runs are never pooled).`;
     }
     return {
       ...j, claim, publishedRatio, region, why, run: chosen.run, hasInterval: j.lo !== undefined && j.hi !== undefined,
