@@ -123,6 +123,15 @@ pidfile_pid() {
   return 0
 }
 
+# inside_pidfile PIDFILE: tells the runner's noise guard that the daemon whose pid this file holds is part
+# of the system under test (a study's helper such as Redis, or an MCP server started with setsid, which
+# leaves the runner's process tree), so its CPU counts as the cell's own and not as other work on the
+# machine. The runner re-reads the listed files while a cell runs. No-op outside a run.
+inside_pidfile() {
+  [[ -n "${SAMEBOX_INSIDE_PIDFILES:-}" ]] || return 0
+  grep -qxF "$1" "$SAMEBOX_INSIDE_PIDFILES" 2>/dev/null || printf '%s\n' "$1" >> "$SAMEBOX_INSIDE_PIDFILES"
+}
+
 # run_as USER CMD...: run a command as an OS user (server binaries refuse to run as root).
 run_as() {
   local user="$1"

@@ -108,6 +108,7 @@ mcp_server_start() {
   fi
   pid=$!
   echo "$pid" > "$MCP_PIDFILE"
+  inside_pidfile "$MCP_PIDFILE"  # the MCP server is under test: its CPU is the cell's own
   for (( i = 0; i < timeout_s * 4; i++ )); do
     if ! pid_alive "$pid"; then
       log "$MCP_SYSTEM_NAME exited during start; last log lines:"; tail -n 20 "$MCP_LOG" >&2

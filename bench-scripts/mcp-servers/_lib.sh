@@ -74,6 +74,7 @@ mcp_launch() {
   : > "$MCP_LOG"
   setsid "$@" >>"$MCP_LOG" 2>&1 < /dev/null &
   echo $! > "$MCP_PIDFILE"
+  inside_pidfile "$MCP_PIDFILE"  # the MCP server is under test: its CPU is the cell's own
   local pid i
   pid="$(cat "$MCP_PIDFILE")"
   for (( i = 0; i < 120; i++ )); do

@@ -9,7 +9,7 @@ import type { Measurement, ResultRecord } from "../lib/records.ts";
 import { describeErrors, validateRecord } from "../lib/schema.ts";
 import { parserFor } from "../parsers/index.ts";
 import type { RunContext, SystemState } from "./context.ts";
-import { appendRunRecords, saveCellRecords, tail, unavailableReason } from "./context.ts";
+import { appendRunRecords, insidePids, insidePidfilesList, saveCellRecords, tail, unavailableReason } from "./context.ts";
 import { judgeNoise, NoiseSampler } from "./noise.ts";
 import type { NoiseReport } from "./noise.ts";
 import type { Cell, CellStatus, PlannedStudy } from "./plan.ts";
@@ -78,7 +78,8 @@ async function attempt(ctx: RunContext, cell: Cell, st: SystemState, ps: Planned
   const idleMiB = sampleServer ? treeMemoryMiB(st.pids) : null;
   const sampler = sampleServer ? new ResourceSampler(st.pids, cellDir) : null;
   // Inside the cell: this runner, the verb and everything it starts (its children), and the server's tree.
-  const noise = ctx.noise.mode === "off" ? null : new NoiseSampler(() => [process.pid, ...st.pids]);
+  const listFile = insidePidfilesList(ctx.runDir);
+  const noise = ctx.noise.mode === "off" ? null : new NoiseSampler(() => [process.pid, ...st.pids, ...insidePids(listFile)]);
   sampler?.start();
   noise?.start();
   // A workload may raise (never lower) the profile's cell timeout: write workloads that keep the seed's batch size.

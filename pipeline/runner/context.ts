@@ -83,6 +83,29 @@ export function recordsFromCells(runDir: string, cells: Cell[]): ResultRecord[] 
   return out;
 }
 
+/**
+ * Daemons a verb started outside the runner's tree but that belong to the system under test (Redis and
+ * the api-service of mcp-servers, MCP servers started with setsid): verbs list their pid files in this
+ * file (bench-scripts/lib/common.sh `inside_pidfile`), and the noise guard counts them as inside.
+ */
+export function insidePidfilesList(runDir: string): string {
+  return path.join(runDir, "logs", "inside-pidfiles");
+}
+
+export function insidePids(listFile: string): number[] {
+  if (!existsSync(listFile)) return [];
+  const pids: number[] = [];
+  for (const f of readFileSync(listFile, "utf8").split("\n").filter(Boolean)) {
+    try {
+      const pid = Number(readFileSync(f, "utf8").replace(/[^0-9]/g, ""));
+      if (pid > 0) pids.push(pid);
+    } catch {
+      // a daemon that is not running has no pid file: nothing to count
+    }
+  }
+  return pids;
+}
+
 export function ensureRunFolders(runDir: string): void {
   for (const d of ["cells", "logs"]) mkdirSync(path.join(runDir, d), { recursive: true });
 }

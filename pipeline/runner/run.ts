@@ -10,7 +10,7 @@ import { repoRoot, runsDir } from "../lib/paths.ts";
 import { toCsv, toJsonl } from "../lib/records.ts";
 import type { RunManifest } from "../schema/types.ts";
 import type { NoiseSettings, RunContext } from "./context.ts";
-import { ensureRunFolders, pending, recordsFromCells } from "./context.ts";
+import { ensureRunFolders, insidePidfilesList, pending, recordsFromCells } from "./context.ts";
 import { installAll, readStudyVersions } from "./install.ts";
 import { gitInfo, machineInfo, toolVersions } from "./machine.ts";
 import { deadRunnerReason, ManifestWriter, runnerIdentity } from "./manifest.ts";
@@ -73,6 +73,8 @@ async function newManifest(plan: Plan, runId: string, opts: RunOptions, mode: No
 
 function newContext(plan: Plan, runDir: string, writer: ManifestWriter, mode: NoiseGuardMode, log: (s: string) => void): { ctx: RunContext; stopSignals: () => void } {
   let interrupted = false;
+  // every verb inherits where to list the pid files of daemons that belong to the system under test
+  process.env.SAMEBOX_INSIDE_PIDFILES = insidePidfilesList(runDir);
   const m = writer.manifest;
   const noise: NoiseSettings = { mode, maxAttempts: MAX_ATTEMPTS, flagged: m.noise_guard?.flagged ?? 0, reruns: m.noise_guard?.reruns ?? 0 };
   const progress = new Progress(plan.cells.filter(pending).length);

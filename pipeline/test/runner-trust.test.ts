@@ -110,6 +110,17 @@ test("noise guard: a cell disturbed in every attempt is marked noisy, kept with 
   assert.equal(v.code, 0, v.stderr);
 });
 
+test("noise guard: a daemon declared part of the system under test (inside_pidfile) is not counted as outside work", { timeout: 120_000 }, () => {
+  const { data, env } = toyEnv();
+  const id = "20260101T000000Z-noise-inside";
+  const r = cli(["run", "--profile", profile("inside", ["burninside"], 1), "--systems", "fakedb", "--run-id", id, "--noise-guard", "warn"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const cell = manifestOf(data, id).cells[0] as Manifest["cells"][number] & { noise: { top_outside: string[] } };
+  assert.equal(cell.status, "ok");
+  const burner = Number(readFileSync(path.join(env.SAMEBOX_STATE, "inside.pid"), "utf8"));
+  assert.ok(!cell.noise.top_outside.some((t) => t.includes(`[${burner}]`)), `the declared daemon ${burner} is inside: ${cell.noise.top_outside.join(", ")}`);
+});
+
 test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume ends with every planned cell done once", { timeout: 240_000 }, async () => {
   const { data, env } = toyEnv();
   const id = "20260101T000000Z-resume";
