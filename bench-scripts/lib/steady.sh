@@ -30,12 +30,16 @@ steady_params() {
   [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP='$WARMUP' is not valid (valid: whole seconds)"
   # Every profile warms up until steady: a profile without WARMUP_MAX gets the larger of twice its
   # WARMUP and WARMUP + two chunks of windows (ci: 1 s -> 7 s; seed's 10 s -> 20 s). 0 = fixed WARMUP.
-  if [[ -z "${WARMUP_MAX:-}" && "$STEADY_WINDOW_S" =~ ^[1-9][0-9]*$ && "$STEADY_WINDOWS" =~ ^[0-9]+$ ]]; then
-    WARMUP_MAX=$(( 2 * WARMUP > WARMUP + 2 * STEADY_WINDOWS * STEADY_WINDOW_S ? 2 * WARMUP : WARMUP + 2 * STEADY_WINDOWS * STEADY_WINDOW_S ))
+  # Our Go tools take fractional windows (0.5 s at hundreds of calls/s); sysbench/pgbench report
+  # every whole second, so steady_warmup rounds the window up to whole seconds for them.
+  STEADY_WINDOW_WHOLE="$(awk -v w="$STEADY_WINDOW_S" 'BEGIN { x = int(w); if (x < w) x++; if (x < 1) x = 1; print x }')"
+  if [[ -z "${WARMUP_MAX:-}" && "$STEADY_WINDOWS" =~ ^[0-9]+$ ]]; then
+    WARMUP_MAX=$(( 2 * WARMUP > WARMUP + 2 * STEADY_WINDOWS * STEADY_WINDOW_WHOLE ? 2 * WARMUP : WARMUP + 2 * STEADY_WINDOWS * STEADY_WINDOW_WHOLE ))
   fi
   WARMUP_MAX="${WARMUP_MAX:-0}"
   [[ "$WARMUP_MAX" =~ ^[0-9]+$ ]] || die "WARMUP_MAX='$WARMUP_MAX' is not valid (valid: whole seconds, 0 = fixed WARMUP)"
-  [[ "$STEADY_WINDOW_S" =~ ^[1-9][0-9]*$ ]] || die "STEADY_WINDOW_S='$STEADY_WINDOW_S' is not valid (valid: whole seconds >= 1)"
+  [[ "$STEADY_WINDOW_S" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v w="$STEADY_WINDOW_S" 'BEGIN { exit !(w >= 0.1 && w <= 60) }' \
+    || die "STEADY_WINDOW_S='$STEADY_WINDOW_S' is not valid (valid: seconds from 0.1 to 60; sysbench/pgbench use it rounded up to whole seconds)"
   [[ "$STEADY_WINDOWS" =~ ^[0-9]+$ ]] && (( STEADY_WINDOWS >= 2 && STEADY_WINDOWS <= 60 )) \
     || die "STEADY_WINDOWS='$STEADY_WINDOWS' is not valid (valid: 2..60)"
   awk -v t="$STEADY_TOL" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t > 0 && t < 1) }' \
@@ -64,7 +68,8 @@ steady_warmup() {
   steady_params
   # A chunk is one window longer than the rule needs: a tool started for N s reports N-1 or N
   # windows, the last of which may be cut short by its exit; the first STEADY_WINDOWS are kept.
-  local chunk=$(( (STEADY_WINDOWS + 1) * STEADY_WINDOW_S )) start now elapsed steady=false rates=() line chunk_rates
+  local win="$STEADY_WINDOW_WHOLE"
+  local chunk=$(( (STEADY_WINDOWS + 1) * win )) start now elapsed steady=false rates=() line chunk_rates
   start="$(date +%s.%N)"
   if (( WARMUP_MAX == 0 )); then
     # Fixed warm-up (profiles without WARMUP_MAX): one run of WARMUP seconds, not judged.
@@ -95,9 +100,9 @@ steady_warmup() {
     # Another chunk would pass the bound: measure anyway, steady=false.
     awk -v e="$elapsed" -v c="$chunk" -v x="$WARMUP_MAX" 'BEGIN { exit !(e + c > x) }' && break
   done
-  log "warm-up: ${elapsed}s, steady=$steady (last ${STEADY_WINDOWS} windows of ${STEADY_WINDOW_S}s within ±${STEADY_TOL}; bound ${WARMUP_MAX}s)"
+  log "warm-up: ${elapsed}s, steady=$steady (last ${STEADY_WINDOWS} windows of ${win}s within ±${STEADY_TOL}; bound ${WARMUP_MAX}s)"
   printf '{"mode":"steady","warmup_s":%s,"steady":%s,"window_s":%s,"windows":%s,"tolerance":%s,"min_s":%s,"max_s":%s,"window_rates":[%s]}\n' \
-    "$elapsed" "$steady" "$STEADY_WINDOW_S" "$STEADY_WINDOWS" "$STEADY_TOL" "$WARMUP" "$WARMUP_MAX" \
+    "$elapsed" "$steady" "$win" "$STEADY_WINDOWS" "$STEADY_TOL" "$WARMUP" "$WARMUP_MAX" \
     "$(IFS=,; echo "${rates[*]}")" > "$out"
 }
 
