@@ -5,7 +5,7 @@ import { CLK_TCK, readAllStats, readStat, treeIn, type ProcStat } from "./resour
 // where a build, a backup or a noisy VM neighbour competes for the cores measures that competition,
 // not the system under test; such a cell is re-run and, if still disturbed, marked noisy.
 //
-// Method, per sample window (one pass over /proc per sample):
+// Method, per sample window (one pass over /proc per sample, ~1 ms of CPU for 150 processes):
 //   outside = Δ busy jiffies of /proc/stat (user+nice+system+irq+softirq)
 //           − Δ CPU ticks of the processes inside the cell's trees (roots re-read every sample)
 //           − Δ CPU ticks of kernel threads (reported apart as kernel_cpu_pct, not judged: writeback,
@@ -17,18 +17,21 @@ import { CLK_TCK, readAllStats, readStat, treeIn, type ProcStat } from "./resour
 // plus Δ(cutime+cstime) minus the last-seen ticks of its children that disappeared in the window.
 // A reaped child's whole life lands in its parent's cutime, and the part we already saw in earlier
 // windows must not count twice (nor what was seen of its own children that exited with it); a child
-// born and reaped inside one window counts fully (only in the parent's cutime). Membership is sticky: a process once inside stays inside (keyed by pid+start
-// time against pid reuse) even if re-parented to init by a daemonizing double fork.
+// born and reaped inside one window counts fully (only in the parent's cutime). Membership is
+// sticky: a process once inside stays inside (keyed by pid + start time, against pid reuse) even if
+// re-parented to init by a daemonizing double fork.
 //
-// Known error (small, all of it pushes `outside` up or down by at most a child's last window):
+// Known error (each at most a child's last window, pushing `outside` up):
 // - a child whose parent does not wait (SIGCHLD ignored, auto-reaped) adds nothing to cutime: its
-//   last window is lost from `inside` and shows as outside (the parent's term is clamped at 0);
-// - an inside child orphaned and reaped by init/a subreaper: its last window lands outside;
-// - /proc/stat is tick-sampled (HZ) while per-process times are scaled from the scheduler's exact
-//   runtime: a few ticks of disagreement per window, hence the clamp at 0 and means over the cell;
-// - on kernels with CONFIG_IRQ_TIME_ACCOUNTING, interrupt time is charged to no process, so the
-//   interrupts a cell causes (loopback network) count as outside. This machine's kernel has it off
-//   (irq time is charged to the interrupted task), but distribution kernels usually have it on.
+//   last window is lost from `inside` (the parent's term is clamped at 0);
+// - an inside child orphaned and then reaped by init or a subreaper: its last window lands outside;
+// - a daemon a cell starts that escapes its tree before the first sample sees it (setsid + exit in
+//   under 500 ms) is outside; pass its pid among the roots.
+// Further: /proc/stat is tick-sampled (HZ) while per-process times are scaled from the scheduler's
+// exact runtime, a few ticks of disagreement per window (hence the clamp at 0 and means over the
+// cell); on kernels with CONFIG_IRQ_TIME_ACCOUNTING interrupt time is charged to no process, so the
+// interrupts a cell causes (loopback network) count as outside. This machine's kernel has it off
+// (irq time is charged to the interrupted task); distribution kernels usually have it on.
 
 export interface NoiseThresholds {
   outsideCpuPct: number; // % of one core, mean over the cell

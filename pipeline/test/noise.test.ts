@@ -1,8 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { DEFAULT_NOISE_THRESHOLDS, judgeNoise, machineBusy, NoiseSampler, type NoiseReport } from "../runner/noise.ts";
-import { treeCpuSeconds } from "../runner/resources.ts";
+import { processTree, treeCpuSeconds } from "../runner/resources.ts";
 
 // The noise guard against real processes: a busy loop is the neighbour. The machine running the tests
 // may itself be busy, so no assertion compares a figure with an absolute near-zero: when a burner is
@@ -10,48 +11,51 @@ import { treeCpuSeconds } from "../runner/resources.ts";
 // with the CPU the burner actually got.
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const LOOP = "while :; do :; done";
+// Every burner stops by itself after 30 s, should the test die before its finally.
+const BURN = `const end = Date.now() + 30000; while (Date.now() < end);`;
+const LOOP = [process.execPath, "-e", BURN];
 // Cells that do their work in children: short-lived ones (their time reaches the parent's cutime
 // only) and ones that live across sample windows (seen alive, then reaped: counted once).
-const FORKER = "while :; do /bin/true; done";
-const SPANNER = `while :; do timeout 0.3 sh -c '${LOOP}'; done`;
+// (--foreground: timeout stays in the cell's process group, which the test kills.)
+const FORKER = ["timeout", "--foreground", "30", "sh", "-c", "while :; do /bin/true; done"];
+const SPANNER = ["timeout", "--foreground", "30", "sh", "-c", `while :; do timeout --foreground 0.3 sh -c 'while :; do :; done'; done`];
 
-function startDetached(script: string): ChildProcess {
-  return spawn("sh", ["-c", script], { detached: true, stdio: "ignore" });
+function startDetached(argv: string[]): ChildProcess {
+  return spawn(argv[0], argv.slice(1), { detached: true, stdio: "ignore" });
 }
+
+const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, "utf8").trim();
 
 function kill(p: ChildProcess | number | undefined): void {
   const pid = typeof p === "number" ? p : p?.pid;
   if (!pid) return;
-  try {
-    process.kill(-pid, "SIGKILL"); // its process group (children of the forker too)
-  } catch {
-    try { process.kill(pid, "SIGKILL"); } catch { /* already gone */ }
+  for (const target of [-pid, ...processTree([pid])]) { // its process group, and its tree should one have left it
+    try { process.kill(target, "SIGKILL"); } catch { /* already gone */ }
   }
 }
 
 // A burner that is not our descendant (double fork: its parent exits and it is re-parented), so it is
 // outside the test process's tree, like another user's job is outside the runner's.
 function startOrphanBurner(): number {
-  const r = spawnSync("sh", ["-c", `setsid sh -c '${LOOP}' >/dev/null 2>&1 </dev/null & echo $!`], { encoding: "utf8", timeout: 10_000 });
+  const r = spawnSync("sh", ["-c", `setsid '${process.execPath}' -e '${BURN}' >/dev/null 2>&1 </dev/null & echo $!`], { encoding: "utf8", timeout: 10_000 });
   const pid = Number(r.stdout.trim());
   assert.ok(pid > 0, `orphan burner started: ${r.stdout} ${r.stderr}`);
   return pid;
 }
 
-
 /** Samples `seconds` with two samplers at once: one with `cell` outside the roots, one with it inside. */
-async function sampleOutsideAndInside(script: string, seconds: number) {
-  const sleeper = startDetached("sleep 60");
-  const cell = startDetached(script);
+async function sampleOutsideAndInside(argv: string[], seconds: number) {
+  const sleeper = startDetached(["sleep", "60"]);
+  const cell = startDetached(argv);
   try {
-    await sleep(100); // let the shell exec
+    await sleep(100); // let it start
     const outsideRoots = [sleeper.pid!];
     // top: 50, so that the cell is listed even when busier processes share a loaded machine.
     const a = new NoiseSampler(() => outsideRoots, { intervalMs: 250, top: 50 });
     const b = new NoiseSampler(() => [sleeper.pid!, cell.pid!], { intervalMs: 250, top: 50 });
     // The cell's CPU in the window: its tree's ticks, alive and reaped (resources.ts).
     const t0 = treeCpuSeconds([cell.pid!]);
+    const cellComm = comm(cell.pid!);
     const at = performance.now();
     a.start();
     b.start();
@@ -59,7 +63,7 @@ async function sampleOutsideAndInside(script: string, seconds: number) {
     const outside = a.stop();
     const inside = b.stop();
     const cellPct = (100 * (treeCpuSeconds([cell.pid!]) - t0)) / ((performance.now() - at) / 1000);
-    return { outside, inside, cellPct, cellPid: cell.pid! };
+    return { outside, inside, cellPct, cellPid: cell.pid!, cellComm };
   } finally {
     kill(cell);
     kill(sleeper);
@@ -67,24 +71,24 @@ async function sampleOutsideAndInside(script: string, seconds: number) {
 }
 
 test("a busy loop outside the roots disturbs the cell and is named; inside the roots it does not count", { timeout: 30_000 }, async (t) => {
-  const { outside, inside, cellPct, cellPid } = await sampleOutsideAndInside(LOOP, 2);
+  const { outside, inside, cellPct, cellPid, cellComm } = await sampleOutsideAndInside(LOOP, 2);
   t.diagnostic(`burner ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
   assert.ok(outside.samples >= 4, `samples: ${outside.samples}`);
   assert.ok(cellPct >= 10, `the burner got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
   const v = judgeNoise(outside);
   assert.equal(v.disturbed, true, JSON.stringify(outside));
-  assert.match(v.reason, new RegExp(`sh\\[${cellPid}\\] \\d+%`));
+  assert.ok(v.reason.includes(`${cellComm}[${cellPid}] `), v.reason);
   assert.match(v.reason, /CPU used outside the cell [\d.]+% of a core > 20%/);
   // Same window, same background: the difference is the burner (a full core on an idle box; less on
   // a loaded one, hence compared with the CPU it actually got).
   const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
   assert.ok(diff >= Math.min(50, 0.7 * cellPct), `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} burner ${cellPct.toFixed(0)} %`);
-  assert.ok(!(inside.top_outside ?? []).some((s) => s.startsWith(`sh[${cellPid}]`)), `inside burner listed as outside: ${inside.top_outside}`);
+  assert.ok(!(inside.top_outside ?? []).some((s) => s.includes(`[${cellPid}]`)), `inside burner listed as outside: ${inside.top_outside}`);
 });
 
-for (const [name, script] of [["short-lived children", FORKER], ["children living across sample windows", SPANNER]]) {
+for (const [name, argv] of [["short-lived children", FORKER], ["children living across sample windows", SPANNER]] as const) {
   test(`${name} of a cell count as inside (through the parent's cutime), once`, { timeout: 30_000 }, async (t) => {
-    const { outside, inside, cellPct } = await sampleOutsideAndInside(script, 3);
+    const { outside, inside, cellPct } = await sampleOutsideAndInside([...argv], 3);
     t.diagnostic(`cell ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
     assert.ok(cellPct >= 10, `the cell got too little CPU to judge anything (${cellPct.toFixed(0)} %)`);
     const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
