@@ -122,8 +122,10 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
     if (v !== null) add(`seed_averaged_${key}`, v, "ms");
   }
   // The steady-state warm-up this cell took (mcp-load's own, or the mcp-load pre-warm before k6).
-  if (isNum(r.warmup_s)) add("warmup_s", r.warmup_s, "s");
-  if (typeof r.steady === "boolean") add("steady", r.steady ? 1 : 0, "count");
+  // (mcp-load only: k6-seed003's own warmup_s is the seed's K6_WARMUP_S exclusion, not a warm-up
+  // until steady; seed_k6 cells take theirs from the pre-warm's warmup.json below.)
+  if (r.tool === "mcp-load" && isNum(r.warmup_s)) add("warmup_s", r.warmup_s, "s");
+  if (r.tool === "mcp-load" && typeof r.steady === "boolean") add("steady", r.steady ? 1 : 0, "count");
   // The seed's way of counting: everything over the whole run, warm-up and ramps included.
   if (r.tool === "mcp-load" && r.whole_run && isNum(r.whole_run.rate_per_s)) add("seed_way_rps", r.whole_run.rate_per_s, "calls/s");
   if (r.tool === "k6-seed003" && r.seed_way && isNum(r.seed_way.rps)) {

@@ -174,3 +174,17 @@ test("measure.py: the window's end is not cut short when the tool exits right af
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("seed_k6: warmup_s and steady once, from the mcp-load pre-warm (warmup.json), not k6's own K6_WARMUP_S", () => {
+  const src = cells.find((d) => d.endsWith("seed_k6"))!;
+  const dir = tempDir();
+  try {
+    cpSync(path.join(raw, src), dir, { recursive: true });
+    writeFileSync(path.join(dir, "warmup.json"), JSON.stringify({ mode: "steady", tool: "mcp-load pre-warm", warmup_s: 4.5, steady: true }));
+    const ms = parse({ cellDir: dir, stdout: readFileSync(path.join(dir, "stdout.txt"), "utf8") });
+    assert.deepEqual(ms.filter((m) => m.metric === "warmup_s").map((m) => m.value), [4.5]);
+    assert.deepEqual(ms.filter((m) => m.metric === "steady").map((m) => m.value), [1]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
