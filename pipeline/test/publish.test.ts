@@ -75,13 +75,13 @@ test("publish writes CSV, Parquet and JSON for the site, and a second publish ch
   assert.equal(at("cell"), "oltp.oltp_read_write.postgresql.c4.warm.r1");
   assert.equal(readFileSync(path.join(site, "public", at("log")), "utf8"), "log of oltp.oltp_read_write.postgresql.c4.warm.r1\n");
   assert.ok(readFileSync(path.join(site, "public", "data", "runs", runId, "cells", at("cell"), "stdout.txt"), "utf8").startsWith("raw output"));
-  // per-cell aggregate over the 2 repetitions with its 95 % t interval: mean 105, sd 7.07, t(0.975, 1) = 12.706
+  // per-cell aggregate over the 2 repetitions with its 95 % t interval: mean 105, sd 7.07, t(0.975, 1) = 12.706205
   const agg = JSON.parse(readFileSync(path.join(site, "public", "data", "aggregates.json"), "utf8"));
   assert.match(agg.method, /Student-t/);
   const a = agg.aggregates.find((x: { run_id: string; metric: string }) => x.run_id === runId && x.metric === "tps");
   assert.equal(a.n, 2);
   assert.equal(a.mean, 105);
-  assert.ok(Math.abs(a.half_width - (12.706 * Math.sqrt(50)) / Math.sqrt(2)) < 1e-6, `half width ${a.half_width}`);
+  assert.ok(Math.abs(a.half_width - (12.706205 * Math.sqrt(50)) / Math.sqrt(2)) < 1e-4, `half width ${a.half_width}`);
   assert.ok(Math.abs(a.ci_lo - (105 - a.half_width)) < 1e-9 && Math.abs(a.rel_half_width - a.half_width / 105) < 1e-9);
   assert.equal(a.cells, "oltp.oltp_read_write.postgresql.c4.warm.r1 oltp.oltp_read_write.postgresql.c4.warm.r2");
   assert.ok(agg.aggregates.every((x: { run_id: string }) => !x.run_id.startsWith("published")), "published figures have no repetitions to aggregate");
