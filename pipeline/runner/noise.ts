@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { CLK_TCK, readAllStats, readStat, treeIn, type ProcStat } from "./resources.ts";
 
 // Noise guard: how much CPU other work on the machine used while a cell ran. A benchmark on a box
@@ -57,7 +58,7 @@ export interface NoiseReport {
   kernel_cpu_pct: number; // kernel threads, not judged (see above)
   load1_start: number;
   load1_max: number;
-  top_outside?: string[]; // busiest outside processes, "comm[pid] 97%" (at least 1 %), 3 by default
+  top_outside?: string[]; // busiest outside processes, "comm[pid] 97% (command line)" (≥ 1 %), 3 by default
 }
 
 export interface NoiseVerdict {
@@ -78,6 +79,17 @@ function readLoad1(): number {
     return Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
   } catch {
     return 0;
+  }
+}
+
+/** " (the command line)", short, if the process is still there: a comm like MainThread names nothing. */
+function commandOf(pid: number): string {
+  try {
+    const [exe, ...args] = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const cmd = [path.basename(exe), ...args].join(" ").replace(/\s+/g, " ").trim();
+    return cmd ? ` (${cmd.length > 60 ? cmd.slice(0, 59) + "…" : cmd})` : "";
+  } catch {
+    return "";
   }
 }
 
@@ -176,7 +188,7 @@ export class NoiseSampler {
       .sort((a, b) => b.ticks - a.ticks)
       .filter((p) => pct(p.ticks) >= 1)
       .slice(0, this.top)
-      .map((p) => `${p.comm}[${p.pid}] ${Math.round(pct(p.ticks))}%`);
+      .map((p) => `${p.comm}[${p.pid}] ${Math.round(pct(p.ticks))}%${commandOf(p.pid)}`);
     return {
       samples: windows, seconds: Math.round(seconds * 1000) / 1000,
       outside_cpu_pct: pct(outside), outside_cpu_pct_max: round1(maxPct), steal_pct: pct(steal), kernel_cpu_pct: pct(kernel),
@@ -214,6 +226,7 @@ export class NoiseSampler {
     for (const [k, s, w] of outsideProcs) {
       const p = this.perOutside.get(k) ?? { comm: s.comm, pid: s.pid, ticks: 0 };
       p.ticks += w;
+      p.comm = s.comm; // the latest name: after an exec, or once node names its thread MainThread
       this.perOutside.set(k, p);
     }
     this.t.windows++;

@@ -55,13 +55,13 @@ async function sampleOutsideAndInside(argv: string[], seconds: number) {
     const b = new NoiseSampler(() => [sleeper.pid!, cell.pid!], { intervalMs: 250, top: 50 });
     // The cell's CPU in the window: its tree's ticks, alive and reaped (resources.ts).
     const t0 = treeCpuSeconds([cell.pid!]);
-    const cellComm = comm(cell.pid!);
     const at = performance.now();
     a.start();
     b.start();
     await sleep(seconds * 1000);
     const outside = a.stop();
     const inside = b.stop();
+    const cellComm = comm(cell.pid!); // node renames itself MainThread once started
     const cellPct = (100 * (treeCpuSeconds([cell.pid!]) - t0)) / ((performance.now() - at) / 1000);
     return { outside, inside, cellPct, cellPid: cell.pid!, cellComm };
   } finally {
