@@ -199,3 +199,24 @@ test("chooseRun: the newest run with 5 paired repetitions; never a one-sided run
   assert.equal(chooseRun(claim(), [runs[0]], records), undefined);
   assert.equal(chooseRun(claim(), [manifest("r2-five", cellsOf(5), "quick", "running")], records), undefined);
 });
+
+test("every committed claim: the seed's own figures lie where the claim holds (kinds and tolerances fit the seeds)", async () => {
+  const { readdirSync, readFileSync, existsSync } = await import("node:fs");
+  const path = await import("node:path");
+  const { repoRoot } = await import("./helpers.ts");
+  const dir = path.join(repoRoot, "bench-scripts", "studies");
+  let n = 0;
+  for (const st of readdirSync(dir)) {
+    const f = path.join(dir, st, "claims.json");
+    if (!existsSync(f)) continue;
+    for (const c of JSON.parse(readFileSync(f, "utf8")).claims as Claim[]) {
+      const p = c.published;
+      const r = p.ratio ?? (c.better === "higher" ? p.a! / p.b! : p.b! / p.a!);
+      const { lo, hi } = claimRegion(c);
+      assert.ok(r >= lo && r <= hi, `${st}/${c.id}: the seed's ratio ${r} is outside its own claim's region ${lo}–${hi}`);
+      if (c.kind === "size") assert.ok(c.size!.ratio / (1 + c.size!.tolerance) > 1, `${st}/${c.id}: a size claim's band must exclude a tie`);
+      n++;
+    }
+  }
+  assert.equal(n, 29);
+});
