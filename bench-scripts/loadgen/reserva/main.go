@@ -148,8 +148,8 @@ func parseArgs(args []string) (options, error) {
 		return o, bad("-pool %d is not valid (valid: 0 (= concurrency) or 1..1000)", o.pool)
 	case o.warmup < 0 || o.warmup > time.Hour || o.warmup%time.Second != 0:
 		return o, bad("-warmup %s is not valid (valid: whole seconds, 0s..1h)", o.warmup)
-	case o.warmupMax < 0 || o.warmupMax > time.Hour || o.warmupMax%time.Second != 0 || (o.warmupMax > 0 && o.warmupMax < o.warmup):
-		return o, bad("-warmup-max %s is not valid (valid: 0 (fixed -warmup) or whole seconds from -warmup to 1h)", o.warmupMax)
+	case o.warmupMax < 0 || o.warmupMax > time.Hour || o.warmupMax%time.Second != 0 || (o.warmupMax > 0 && (o.warmupMax < o.warmup || o.warmupMax < 2*time.Second)):
+		return o, bad("-warmup-max %s is not valid (valid: 0 (fixed -warmup) or whole seconds from max(2s, -warmup) to 1h)", o.warmupMax)
 	case o.warmupWindows < 2 || o.warmupWindows > 60:
 		return o, bad("-warmup-windows %d is not valid (valid: 2..60)", o.warmupWindows)
 	case !(o.warmupTol > 0 && o.warmupTol < 1):

@@ -241,12 +241,16 @@ func TestGeneratorIsDeterministicAndSpreadsOverAllOrganizations(t *testing.T) {
 func TestParseArgsRejectsBadInput(t *testing.T) {
 	base := []string{"run", "-driver", "pgx", "-dsn", "x", "-accounts", "1000", "-variant", "parity"}
 	cases := map[string][]string{
-		"unknown variant":   {"-variant", "fast"},
-		"concurrency 0":     {"-concurrency", "0"},
-		"unknown driver":    {"-driver", "oracle"},
-		"tiny scale":        {"-accounts", "5"},
-		"fractional warmup": {"-warmup", "1500ms"},
-		"bad pid":           {"-server-pids", "12,x"},
+		"unknown variant":     {"-variant", "fast"},
+		"concurrency 0":       {"-concurrency", "0"},
+		"unknown driver":      {"-driver", "oracle"},
+		"tiny scale":          {"-accounts", "5"},
+		"fractional warmup":   {"-warmup", "1500ms"},
+		"bad pid":             {"-server-pids", "12,x"},
+		"warmup-max < warmup": {"-warmup", "10s", "-warmup-max", "5s"},
+		"warmup-max 1s":       {"-warmup", "0s", "-warmup-max", "1s"},
+		"warmup-windows 1":    {"-warmup-max", "20s", "-warmup-windows", "1"},
+		"warmup-tol 0":        {"-warmup-max", "20s", "-warmup-tol", "0"},
 	}
 	for name, extra := range cases {
 		_, err := parseArgs(append(append([]string{}, base...), extra...))
