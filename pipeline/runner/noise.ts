@@ -93,7 +93,9 @@ function readLoad1(): number {
 function commandOf(pid: number): string {
   try {
     const [exe, ...args] = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-    const cmd = [path.basename(exe), ...args].join(" ").replace(/\s+/g, " ").trim();
+    // The reason may be published with the run: blank out what looks like a credential.
+    const cmd = [path.basename(exe), ...args].join(" ").replace(/\s+/g, " ").trim()
+      .replace(/(pass(word)?|secret|token|key)([=: ])\S+/gi, "$1$3…");
     return cmd ? ` (${cmd.length > 60 ? cmd.slice(0, 59) + "…" : cmd})` : "";
   } catch {
     return "";
