@@ -101,24 +101,61 @@ def box(tmp_path):
     return b
 
 
-def kill_session(session_id: int, sig: int = signal.SIGTERM) -> None:
-    """Signal every process in the session we started (timeout(1) makes its own
-    process group, so a process-group kill would miss the benchmark)."""
+def session_members(session_id: int) -> list[tuple[int, str]]:
+    """(pid, state) of every process in the session, zombies included."""
+    members = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         if int(fields[3]) == session_id:  # field 6 of /proc/<pid>/stat: session id
+            members.append((int(stat.parent.name), fields[0]))
+    return members
+
+
+def kill_session(session_id: int, sig: int = signal.SIGTERM) -> None:
+    """Signal every process in the session we started (timeout(1) makes its own
+    process group, so a process-group kill would miss the benchmark). TERM: once each,
+    as systemd does. KILL: again until none is left alive, since a process forked while
+    the first pass ran would otherwise live on (bounded)."""
+    deadline = time.monotonic() + 30
+    while True:
+        alive = [pid for pid, state in session_members(session_id) if state != "Z"]
+        for pid in alive:
             try:
-                os.kill(int(stat.parent.name), sig)
+                os.kill(pid, sig)
             except ProcessLookupError:
                 pass
+        if sig != signal.SIGKILL or not alive or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
 
 
 def run_box(box, timeout=120, **overrides):
     env = dict(box.env, **overrides)
     return subprocess.run(["bash", str(BOX_SCRIPT)], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def start_box_unit(env) -> subprocess.Popen:
+    """The box script as systemd starts its unit: in a session of its own."""
+    return subprocess.Popen(["bash", str(BOX_SCRIPT)], env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def survivors(session_id: int) -> list[str]:
+    """The processes still in the session (zombies too: an orphan counts until init reaps it)."""
+    found = []
+    for proc_dir in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (proc_dir / "stat").read_text()
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[3]) == session_id:
+                cmdline = (proc_dir / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                found.append(f"{proc_dir.name} [{fields[0]}] {cmdline or stat[stat.index('('):stat.rindex(')') + 1]}")
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def events(box) -> list[str]:
@@ -171,18 +208,18 @@ def test_main_crashing_without_a_run_folder(box):
 
 def test_timeout_kills_the_bench_and_still_reports(box):
     started = time.monotonic()
-    run_box(box, FAKE_MAIN_MODE="hang", SAMEBOX_BENCH_BUDGET_SECONDS="3")
+    proc = start_box_unit(dict(box.env, FAKE_MAIN_MODE="hang", SAMEBOX_BENCH_BUDGET_SECONDS="3"))
+    output, _ = proc.communicate(timeout=60)
     assert time.monotonic() - started < 60
     assert_ends_cleanly(box)
     marker = done(box)
-    assert marker["status"] == "timeout"
+    assert marker["status"] == "timeout", output
     assert (box.uploaded / "run" / "manifest.json").is_file(), "what was written before the timeout is uploaded"
+    assert survivors(proc.pid) == [], "the suite must not outlive the box script"
 
 
 def test_shutdown_signal_mid_run_still_uploads_and_powers_off(box):
-    env = dict(box.env, FAKE_MAIN_MODE="hang")
-    proc = subprocess.Popen(["bash", str(BOX_SCRIPT)], env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = start_box_unit(dict(box.env, FAKE_MAIN_MODE="hang"))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and "main hang" not in (box.events.read_text() if box.events.exists() else ""):
         time.sleep(0.1)
@@ -191,6 +228,7 @@ def test_shutdown_signal_mid_run_still_uploads_and_powers_off(box):
     print(output)
     assert_ends_cleanly(box)
     assert done(box)["status"] == "interrupted"
+    assert survivors(proc.pid) == [], "the suite must not outlive the box script"
 
 
 def test_unknown_commit_reports_clone_failed(box):
@@ -237,13 +275,21 @@ def test_an_unknown_workload_share_is_rejected_before_the_suite(box):
 def test_a_box_that_dies_mid_run_has_already_uploaded_its_finished_cells(box):
     """No trap runs when the machine dies (power loss, hard terminate): only what the periodic
     sync already sent survives. Before incremental upload, nothing did."""
-    env = dict(box.env, FAKE_MAIN_MODE="slow", SAMEBOX_UPLOAD_INTERVAL_SECONDS="1")
-    proc = subprocess.Popen(["bash", str(BOX_SCRIPT)], env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = start_box_unit(dict(box.env, FAKE_MAIN_MODE="slow", SAMEBOX_UPLOAD_INTERVAL_SECONDS="1"))
     second = box.uploaded / "run" / "cells" / "y" / "stdout.txt"
+    synced = box.tmp / "status" / "periodic-uploads"  # one line per completed sync of the run folder
+
+    def syncs() -> int:
+        return len(synced.read_text().splitlines()) if synced.exists() else 0
+
+    # Seeing the second cell's file means a sync is copying it, not that it has finished (it copies
+    # in directory order): wait for a sync that completed after that moment, so it sent everything.
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not second.is_file():
-        time.sleep(0.2)
+        time.sleep(0.1)
+    seen_at = syncs()
+    while time.monotonic() < deadline and syncs() <= seen_at:
+        time.sleep(0.1)
     kill_session(proc.pid, signal.SIGKILL)  # the machine is gone: no trap, no final upload
     proc.communicate(timeout=60)
     assert second.is_file(), "the periodic sync must have uploaded the cell finished before the box died"
@@ -257,10 +303,12 @@ def test_a_cancelled_box_ends_the_suite_and_uploads_while_the_network_is_up(box)
     """What systemd does when the unit is stopped (terminate, timer, cancel): SIGTERM to every process
     of the unit. The box ends the suite, syncs the folder, writes the marker, powers off."""
     env = dict(box.env, FAKE_MAIN_MODE="slow", SAMEBOX_UPLOAD_INTERVAL_SECONDS="60")
-    proc = subprocess.Popen(["bash", str(BOX_SCRIPT)], env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = start_box_unit(env)
+    # The second cell is finished once its output is written in full (its folder comes first: a TERM
+    # in between would leave nothing to upload).
+    second = Path(env["SAMEBOX_WORKDIR"]) / "data" / "runs" / RUN_ID / "cells" / "y" / "stdout.txt"
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not (Path(env["SAMEBOX_WORKDIR"]) / "data" / "runs" / RUN_ID / "cells" / "y").is_dir():
+    while time.monotonic() < deadline and not (second.is_file() and second.read_text() == "second cell\n"):
         time.sleep(0.1)
     os.kill(proc.pid, signal.SIGTERM)  # the unit's main process first: it must end the suite itself
     output, _ = proc.communicate(timeout=60)
@@ -268,15 +316,8 @@ def test_a_cancelled_box_ends_the_suite_and_uploads_while_the_network_is_up(box)
     marker = done(box)
     assert marker["status"] == "interrupted", output
     assert (box.uploaded / "run" / "cells" / "y" / "stdout.txt").is_file()
-    time.sleep(0.5)
-    assert not any(True for _ in Path("/proc").glob("[0-9]*") if _session_of(_) == proc.pid), "the suite must not outlive the box script"
-
-
-def _session_of(proc_dir: Path) -> int | None:
-    try:
-        return int((proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[3])
-    except (OSError, ValueError, IndexError):
-        return None
+    # No grace: the script ends every process it started before it exits itself.
+    assert survivors(proc.pid) == [], "the suite must not outlive the box script"
 
 
 @pytest.mark.skipif(os.environ.get("SAMEBOX_BOX_E2E") != "1",
