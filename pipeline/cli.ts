@@ -10,6 +10,7 @@ import { parserFor } from "./parsers/index.ts";
 import { publish } from "./publish/publish.ts";
 import { deadRunnerReason } from "./lib/liveness.ts";
 import { runSuite } from "./runner/run.ts";
+import type { NoiseGuardMode } from "./runner/plan.ts";
 
 // The `samebox` command. Every user mistake ends as one line on stderr and exit code 2.
 
@@ -34,7 +35,7 @@ const program = new Command()
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
 
-const noiseGuardMode = (v: string): "strict" | "warn" | "off" => {
+const noiseGuardMode = (v: string): NoiseGuardMode => {
   if (v === "strict" || v === "warn" || v === "off") return v;
   throw new InvalidArgumentError("expected strict, warn or off");
 };

@@ -37,7 +37,8 @@ async function installStudy(ctx: RunContext, studyName: string): Promise<void> {
   ctx.progress.note(`${studyName}: install`);
   const logName = `study.${studyName}.install`;
   const r = await runVerb(script, [], { env: { ...ps.env, ...planEnv(ctx, cells) }, timeoutS: 3600, ...verbLog(ctx, logName) });
-  const installsOut = (ctx.writer.manifest.study_installs ??= {});
+  const installsOut = ctx.writer.manifest.study_installs ?? {};
+  ctx.writer.manifest.study_installs = installsOut;
   const entry: (typeof installsOut)[string] = { status: "ok", reason: "", log: `logs/${logName}.err`, seconds: Math.round(r.seconds * 10) / 10 };
   if (r.code === EXIT_UNAVAILABLE) {
     entry.status = "skipped";

@@ -7,7 +7,8 @@ import type { Profile, StudyDef, WorkloadDef } from "../lib/catalog.ts";
 import { UserError } from "../lib/errors.ts";
 import type { RunManifest } from "../schema/types.ts";
 
-export type NoiseGuardMode = "strict" | "warn" | "off";
+/** strict | warn | off: the manifest schema's noise_guard.mode (one definition, generated). */
+export type NoiseGuardMode = NonNullable<RunManifest["noise_guard"]>["mode"];
 
 export interface RunOptions {
   profile: string;

@@ -201,7 +201,8 @@ async function resumeRun(runId: string, opts: RunOptions, log: (s: string) => vo
   plan.cells = m.cells as Cell[]; // the manifest's cells, including repetitions the sequential loop added
   setAsideCutShort(runDir, plan.cells);
   const pendingCount = plan.cells.filter(pending).length;
-  (m.resumed ??= []).push({ at: new Date().toISOString(), pending: pendingCount, reason: m.status === "running" ? `runner died: ${dead}` : `status was ${m.status}${m.interrupted_reason ? ` (${m.interrupted_reason})` : ""}` });
+  m.resumed = m.resumed ?? [];
+  m.resumed.push({ at: new Date().toISOString(), pending: pendingCount, reason: m.status === "running" ? `runner died: ${dead}` : `status was ${m.status}${m.interrupted_reason ? ` (${m.interrupted_reason})` : ""}` });
   Object.assign(m, { status: "running", runner: runnerIdentity(), ended_at: null, duration_s: null });
   delete m.interrupted_reason;
   const writer = new ManifestWriter(runDir, m);

@@ -96,10 +96,13 @@ export async function sequentialStudy(ctx: RunContext, lc: StudyLifecycle, study
   if (!ps.sequential || claims.length === 0) return;
   const { maxRepetitions: max, budgetS } = ps.sequential;
   const looks = max - ps.repetitions + 1;
-  const seq = ((ctx.writer.manifest.sequential ??= {})[study] ??= {
+  const all = ctx.writer.manifest.sequential ?? {};
+  ctx.writer.manifest.sequential = all;
+  const seq = all[study] ?? {
     min_repetitions: ps.repetitions, max_repetitions: max, budget_s: budgetS, spent_s: 0, looks, repetitions_added: 0,
     method: `paired t interval on per-repetition log ratios; Bonferroni alpha-spending over ${looks} looks (each at 0.05/${looks})`, stopped: "", claims: [],
-  });
+  };
+  all[study] = seq;
   let rep = Math.max(ps.repetitions, ...ctx.plan.cells.filter((c) => c.study === study).map((c) => c.repetition));
   const started = performance.now() - (seq.spent_s ?? 0) * 1000;
   for (;;) {

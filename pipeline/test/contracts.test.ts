@@ -194,7 +194,7 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     edit: (b) => editJson(path.join(b, "studies/toy/study.json"), (d) => (d.workload_order = ["good", "gone"])),
     call: `loadStudy("toy")`,
     file: "studies/toy/study.json",
-    message: /\/workload_order: 'gone' is not a workload of study toy; valid: fails, garbage, good, slow, wrong/,
+    message: /\/workload_order: 'gone' is not a workload of study toy; valid: burn, burninside, fails, garbage, good, measured, nap, slow, wrong/,
   },
   {
     what: "a study with a malformed seed",

@@ -119,7 +119,10 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     if (!chosen) {
       return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why: missingWhy(claim, study.name, runs, counted) };
     }
-    const j = judgeClaim(claim, chosen.samples);
+    // The run's own sequential loop looked `looks` times at this study's claims: judge at the same
+    // alpha-spending level, so the page's verdict is the one the runner stopped on (1 look: a fixed-n run).
+    const looks = chosen.run.sequential?.[study.name]?.looks ?? 1;
+    const j = judgeClaim(claim, chosen.samples, { looks });
     const unit = counted.find((r) => r.run_id === chosen.run.run_id && r.metric === claim.metric)?.unit ?? "";
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     let why = `Run ${chosen.run.run_id}: ${j.why}.`;
