@@ -38,10 +38,12 @@ steady_params() {
   fi
   WARMUP_MAX="${WARMUP_MAX:-0}"
   [[ "$WARMUP_MAX" =~ ^[0-9]+$ ]] || die "WARMUP_MAX='$WARMUP_MAX' is not valid (valid: whole seconds, 0 = fixed WARMUP)"
-  [[ "$STEADY_WINDOW_S" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v w="$STEADY_WINDOW_S" 'BEGIN { exit !(w >= 0.1 && w <= 60) }' \
-    || die "STEADY_WINDOW_S='$STEADY_WINDOW_S' is not valid (valid: seconds from 0.1 to 60; sysbench/pgbench use it rounded up to whole seconds)"
-  [[ "$STEADY_WINDOWS" =~ ^[0-9]+$ ]] && (( STEADY_WINDOWS >= 2 && STEADY_WINDOWS <= 60 )) \
-    || die "STEADY_WINDOWS='$STEADY_WINDOWS' is not valid (valid: 2..60)"
+  if ! [[ "$STEADY_WINDOW_S" =~ ^[0-9]*\.?[0-9]+$ ]] || ! awk -v w="$STEADY_WINDOW_S" 'BEGIN { exit !(w >= 0.1 && w <= 60) }'; then
+    die "STEADY_WINDOW_S='$STEADY_WINDOW_S' is not valid (valid: seconds from 0.1 to 60; sysbench/pgbench use it rounded up to whole seconds)"
+  fi
+  if ! [[ "$STEADY_WINDOWS" =~ ^[0-9]+$ ]] || (( STEADY_WINDOWS < 2 || STEADY_WINDOWS > 60 )); then
+    die "STEADY_WINDOWS='$STEADY_WINDOWS' is not valid (valid: 2..60)"
+  fi
   awk -v t="$STEADY_TOL" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t > 0 && t < 1) }' \
     || die "STEADY_TOL='$STEADY_TOL' is not valid (valid: a fraction between 0 and 1, e.g. 0.05)"
   if (( WARMUP_MAX > 0 && WARMUP_MAX < WARMUP )); then
@@ -109,6 +111,7 @@ steady_warmup() {
 # steady_args STYLE: sets STEADY_ARGS to our Go load generators' flags for the same rule (empty
 # when WARMUP_MAX is 0: the tool's fixed --warmup). STYLE: seconds (mcp-load: numbers of seconds)
 # or duration (reserva, pgwire-tp: Go durations such as 20s). The tool's --warmup stays the minimum.
+# shellcheck disable=SC2034  # STEADY_ARGS is read by the verbs that source this file
 steady_args() {
   steady_params
   STEADY_ARGS=()
