@@ -22,3 +22,22 @@ export function cli(args: string[], env: Record<string, string> = {}, timeoutMs 
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/**
+ * A private data folder and state folder for the runner's scripted toy study and systems
+ * (fixtures/fake-bench, fake-profiles); `extra` sets the toy verbs' knobs (TOY_TPS_<SYSTEM>, TOY_NOISE, ...).
+ */
+export function toyEnv(extra: Record<string, string> = {}) {
+  const data = tempDir();
+  return {
+    data,
+    env: {
+      SAMEBOX_BENCH_SCRIPTS: path.join(fixtures, "fake-bench"),
+      SAMEBOX_PROFILES_DIR: path.join(fixtures, "fake-profiles"),
+      SAMEBOX_DATA_DIR: data,
+      SAMEBOX_STATE: tempDir("samebox-state-"),
+      TOY_FIXTURE: path.join(fixtures, "raw", "oltp", "postgresql", "oltp_read_write", "stdout.txt"),
+      ...extra,
+    },
+  };
+}

@@ -3,26 +3,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cli, fixtures, nodeBin, repoRoot, tempDir } from "./helpers.ts";
+import { cli, nodeBin, repoRoot, tempDir, toyEnv } from "./helpers.ts";
 
 // What makes a run's answers trustworthy, with the scripted toy study (pipeline/test/fixtures/fake-bench):
 // claim-driven sequential repetitions (stop when decided, stop at the budget), the noise guard (a CPU
 // burner outside the cell's process tree gets the cell flagged and re-run), and --resume after SIGKILL.
 
-function toyEnv(extra: Record<string, string> = {}) {
-  const data = tempDir();
-  return {
-    data,
-    env: {
-      SAMEBOX_BENCH_SCRIPTS: path.join(fixtures, "fake-bench"),
-      SAMEBOX_PROFILES_DIR: path.join(fixtures, "fake-profiles"),
-      SAMEBOX_DATA_DIR: data,
-      SAMEBOX_STATE: tempDir("samebox-state-"),
-      TOY_FIXTURE: path.join(fixtures, "raw", "oltp", "postgresql", "oltp_read_write", "stdout.txt"),
-      ...extra,
-    },
-  };
-}
 
 function profile(name: string, workloads: string[], reps: number, sequential?: { max_repetitions: number; budget_s: number }): string {
   const file = path.join(tempDir(), `${name}.json`);

@@ -2,32 +2,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cli, fixtures, tempDir } from "./helpers.ts";
+import { cli, tempDir, toyEnv } from "./helpers.ts";
 import { visitOrder } from "../runner/run.ts";
 
 // The runner's mechanics with a scripted system (a `sleep` process as the server) and a toy study whose
 // workloads succeed, fail, print garbage, give a wrong answer or hang. Real engines are covered by
 // the integration suite; here we check that every outcome is recorded and the run goes on.
 
-function sysbenchFixture(): string {
-  const f = path.join(fixtures, "raw", "oltp", "postgresql", "oltp_read_write", "stdout.txt");
-  assert.ok(existsSync(f), `sysbench fixture ${f}`);
-  return f;
-}
 
-function toyEnv() {
-  const data = tempDir();
-  return {
-    data,
-    env: {
-      SAMEBOX_BENCH_SCRIPTS: path.join(fixtures, "fake-bench"),
-      SAMEBOX_PROFILES_DIR: path.join(fixtures, "fake-profiles"),
-      SAMEBOX_DATA_DIR: data,
-      SAMEBOX_STATE: tempDir("samebox-state-"),
-      TOY_FIXTURE: sysbenchFixture(),
-    },
-  };
-}
 
 test("every cell outcome is recorded and the run goes on", { timeout: 120_000 }, () => {
   const { data, env } = toyEnv();
