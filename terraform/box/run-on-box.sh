@@ -165,6 +165,8 @@ end_started_processes() { # <grace seconds>: TERM each process we started (once)
     done
     sleep 0.1 # the orphans are init's to reap: there is nothing of ours to wait on
   done
+  (( ${#termed[@]} )) && log "ended what was left: pids ${!termed[*]}"
+  our_groups=() # all gone: a group id seen so far could now be reused by a process that is not ours
   return 0
 }
 
