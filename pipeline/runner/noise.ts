@@ -50,9 +50,9 @@ export interface NoiseThresholds {
 //   (hence the mean is judged, not the maximum);
 // - a busy loop with everything else inside: outside = the loop's own CPU + 0.5–0.7 points (the loop
 //   got 44–69 % of a core there; alone it gets 100 %); steal 0–0.7 % throughout.
-// So an idle run reads ≲ 4 % (≈ 1 % seen). 20 % is five times that, and a fifth of one busy loop: a loop that
-// gets even a share of a core beside the cell is caught. A steal of 10 % of a core (a tenth of a vCPU
-// taken by the hypervisor) is enough to move latencies.
+// So an idle run reads ≲ 4 % (≈ 1 % seen). 20 % is five times that, and a fifth of one busy loop:
+// a loop that gets even a share of a core beside the cell is caught. A steal of 10 % of a core (a
+// tenth of a vCPU taken by the hypervisor) is enough to move latencies.
 export const DEFAULT_NOISE_THRESHOLDS: NoiseThresholds = { outsideCpuPct: 20, stealPct: 10 };
 
 // Below this the figures are a handful of ticks: a 10 ms jiffy in a 0.1 s window is 10 %.
