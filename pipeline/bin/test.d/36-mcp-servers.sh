@@ -103,7 +103,7 @@ for r in csv.DictReader(open(sys.argv[1])):
     cells[(r["system"], r["workload"])][r["metric"]] = float(r["value"])
 bad = []
 for (system, workload), m in sorted(cells.items()):
-    for need in ("throughput", "server_cpu_per_1k_calls", "loadgen_cpu_per_1k_calls", "server_rss_avg", "server_rss_peak", "latency_p99", "seed_way_rps"):
+    for need in ("throughput", "server_cpu_per_1k_calls", "loadgen_cpu_per_1k_calls", "server_rss_avg", "server_rss_peak", "latency_p50", "seed_way_rps"):
         if not m.get(need, 0) > 0:
             bad.append(f"{system}/{workload}: {need}={m.get(need)}")
     if m.get("errors", 1) != 0:
