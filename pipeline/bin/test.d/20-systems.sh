@@ -246,7 +246,7 @@ dir="$cells/postgresql.pgbench_select_only.nowarm"
 mkdir -p "$dir"
 t "oltp/run postgresql pgbench_select_only with WARMUP=0 WARMUP_MAX=0" env CELL_DIR="$dir" WARMUP=0 WARMUP_MAX=0 \
   bash -c '"$1" postgresql pgbench_select_only > "$2/stdout.txt" 2> "$2/stderr.txt"' _ "$study/run" "$dir"
-t "  no warm-up: plausible, no warm-up file" bash -c 'pgbench_plausible "$1" && [[ ! -e "$1/warmup.txt" ]]' _ "$dir"
+t "  no warm-up: plausible, no warm-up output (warmup.txt empty, no warmup.json)" bash -c 'pgbench_plausible "$1" && [[ ! -s "$1/warmup.txt" && ! -e "$1/warmup.json" ]]' _ "$dir"
 t "  measured-window markers written" bash -c '[[ -f "$1/.measure-start" && -f "$1/.measure-end" ]]' _ "$dir"
 
 # Bad input: a clear one-line error naming the variable and what is valid, never exit 3.
