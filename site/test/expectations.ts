@@ -20,13 +20,15 @@ function med(v: number[]): number {
 /** Best system per workload by median tps (qps for select_random_points) in one run, with the runner-up. */
 export function leaders(runId: string): Array<{ workload: string; best: string; second?: string; ratio?: number }> {
   const rs = records.filter((r) => r.run_id === runId && r.t === null && (r.workload === "select_random_points" ? r.metric === "qps" : r.metric === "tps"));
-  const byW = new Map<string, Map<string, number[]>>();
+  // Cells, as the page ranks them: one per system × variant × concurrency (payments runs two variants of each system).
+  const byW = new Map<string, Map<string, { s: string; v: number[] }>>();
   for (const r of rs) {
     const m = byW.get(r.workload) ?? byW.set(r.workload, new Map()).get(r.workload)!;
-    (m.get(r.system) ?? m.set(r.system, []).get(r.system)!).push(r.value);
+    const key = `${r.system}|${r.variant}|${r.concurrency}`;
+    (m.get(key) ?? m.set(key, { s: r.system, v: [] }).get(key)!).v.push(r.value);
   }
   return [...byW.entries()].map(([workload, m]) => {
-    const ranked = [...m.entries()].map(([s, v]) => ({ s, m: med(v) })).sort((a, b) => b.m - a.m);
+    const ranked = [...m.values()].map(({ s, v }) => ({ s, m: med(v) })).sort((a, b) => b.m - a.m);
     return { workload, best: ranked[0].s, second: ranked[1]?.s, ratio: ranked[1] ? ranked[0].m / ranked[1].m : undefined };
   });
 }

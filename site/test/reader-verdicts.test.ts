@@ -78,7 +78,9 @@ function expected(study: string, c: Claim) {
   const m = mean(d);
   const ratio = Math.exp(m);
   if (n < MIN_REPS) return { verdict: "undecided", n, ratio, run: chosen.m.run_id };
-  const h = (tQuantile(0.975, n - 1) * Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1))) / Math.sqrt(n);
+  // the chosen run's sequential loop looked `looks` times: each look at 0.05 / looks (Bonferroni), 1 look for a fixed-n run
+  const looks = (chosen.m as { sequential?: Record<string, { looks?: number }> }).sequential?.[study]?.looks ?? 1;
+  const h = (tQuantile(1 - 0.05 / looks / 2, n - 1) * Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1))) / Math.sqrt(n);
   const lo = Math.exp(m - h);
   const hi = Math.exp(m + h);
   const [rlo, rhi] = c.kind === "size" ? [c.size!.ratio / (1 + c.size!.tolerance), c.size!.ratio * (1 + c.size!.tolerance)]
