@@ -6,9 +6,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
+
+# GitHub refuses a pull request title over 256 characters: the branch is pushed and no PR opens.
+MAX_TITLE = 256
 
 
 def describe(entry: dict, folder: Path) -> dict:
@@ -26,6 +31,22 @@ def describe(entry: dict, folder: Path) -> dict:
         "cost": f"${usd:.2f}" if isinstance(usd, (int, float)) else f"unknown ({cost.get('reason', 'no cost computed')})",
         "ami": done.get("ami_id", "unknown"),
     }
+
+
+def dispatch_of(entry: dict) -> str:
+    """The run id without its study part: <UTC start>-<profile>-<type> (a share's -<k>of<n> too)."""
+    return re.sub(rf"-{re.escape(entry['study'])}(-[0-9]+of[0-9]+)?$", "", entry["run_id"])
+
+
+def pr_title(branch: str, rows: list[dict]) -> str:
+    """One line whatever the matrix size: the dispatch and a count per status (the table is in the body)."""
+    counts = Counter(r["status"] for r in rows)
+    if len(counts) == 1:
+        summary = f"{len(rows)} {'box' if len(rows) == 1 else 'boxes'} {next(iter(counts))}"
+    else:
+        summary = f"{len(rows)} boxes: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    title = f"data: cloud run {branch} ({summary})"
+    return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 2] + "…)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,12 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     if env.get("GITHUB_RUN_ID"):
         lines += ["", f"Raw box logs: the `run-<run-id>` artifacts of {env.get('GITHUB_SERVER_URL')}/{env.get('GITHUB_REPOSITORY')}/actions/runs/{env['GITHUB_RUN_ID']}."]
     args.body.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    statuses = sorted({r["status"] for r in rows})
+    branch = next((dispatch_of(e) for e in entries if e["run_id"] in placed), "")
     outputs = {
         "runs": str(len(placed)),
         "run_ids": " ".join(placed),
-        "branch": next((e["run_id"][: -len(e["study"]) - 1] for e in entries if e["run_id"] in placed), ""),
-        "summary": ", ".join(f"{r['study']} {r['status']}" for r in rows) if len(statuses) > 1 else statuses[0] if statuses else "",
+        "branch": branch,
+        "title": pr_title(branch, rows),
     }
     if args.github_output:
         with args.github_output.open("a", encoding="utf-8") as handle:

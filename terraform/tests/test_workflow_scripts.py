@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REGION, SCRIPTS
+import pytest
+
+from conftest import REGION, REPO, SCRIPTS
 
 PREFIX = "boxes/AROATESTROLE:i-0123456789abcdef0/"
 VENV_BIN = Path(sys.executable).parent
@@ -114,3 +116,41 @@ def test_place_runs_moves_every_folder_and_writes_one_description(tmp_path):
                        "--runs-dir", str(tmp_path / "data" / "runs"), "--body", str(tmp_path / "body.md"))
     # The folder was moved away, so the second call finds none to place and never overwrites.
     assert again.returncode == 0 and json.loads(again.stdout)["runs"] == "0"
+
+
+NODE = REPO / "node_modules" / ".bin" / "node"
+
+
+def full_matrix(tmp_path):
+    """The real full-profile matrix: `samebox estimate --profile full` for every study, then the fan-out."""
+    if not NODE.exists():
+        pytest.skip(f"no {NODE} (run pipeline/bin/setup node): the full estimate needs the pipeline")
+    est = subprocess.run([str(NODE), "--disable-warning=ExperimentalWarning", str(REPO / "pipeline" / "cli.ts"), "estimate",
+                          "--profile", "full", "--instance-type", "c6a.4xlarge", "--region", REGION, "--json"],
+                         capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert est.returncode == 0, est.stderr
+    (tmp_path / "estimate.json").write_text(est.stdout)
+    result = run_script("bench_matrix.py", "--estimate", str(tmp_path / "estimate.json"), "--now", "2030-01-01T12:00:00Z")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.split("=", 1)[1])
+
+
+def test_pr_title_of_a_mixed_full_run_fits_github_limit(tmp_path):
+    matrix = full_matrix(tmp_path)
+    assert len(matrix) >= 10, f"the full profile fans out to {len(matrix)} boxes"
+    incoming = tmp_path / "incoming"
+    statuses = ["ok", "timeout", "failed"]
+    for i, entry in enumerate(matrix[:-1]):  # the last box left no folder at all
+        folder = incoming / entry["run_id"]
+        (folder / "run").mkdir(parents=True)
+        (folder / "run" / "manifest.json").write_text("{}")
+        (folder / "done.json").write_text(json.dumps({"status": statuses[i % 3], "duration_s": 600}))
+    result = run_script("place_runs.py", "--incoming", str(incoming), "--matrix-json", json.dumps(matrix),
+                        "--runs-dir", str(tmp_path / "runs"), "--body", str(tmp_path / "body.md"),
+                        "--github-output", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    out = dict(line.split("=", 1) for line in (tmp_path / "out").read_text().splitlines())
+    assert len(out["title"]) <= 256, (len(out["title"]), out["title"])
+    assert out["branch"] == "20300101T120000Z-full-c6a-4xlarge", "a share's -<k>of<n> is not part of the dispatch"
+    assert f"{len(matrix)} boxes:" in out["title"] and "no done marker, no run folder" in out["title"]
+    assert all(e["study"] in (tmp_path / "body.md").read_text() for e in matrix)
