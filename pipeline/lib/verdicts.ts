@@ -14,8 +14,14 @@
 // replaces went to 0×–∞ whenever a low end reached 0).
 //
 // Repeated looks. A sequential loop that looks after every repetition and stops at the first decision
-// would, at a fixed 5 % per look, be wrong more often than 5 %. Bonferroni alpha-spending keeps the
-// family-wise error at most alpha: each of `looks` looks uses a two-sided level alpha / looks.
+// would, at a fixed 5 % per look, be wrong more often than 5 %. Runs made before 2026-11-24 afternoon used
+// Bonferroni over every possible look (`looks`, each at alpha / looks). The runner now looks twice
+// (twoLookPlan): after the base repetitions and once more after the added ones, spending alpha with the
+// Pocock-type function of Lan & DeMets, "Discrete sequential boundaries for clinical trials", Biometrika
+// 70(3), 1983: alpha(t) = alpha·ln(1 + (e − 1)·t) at information fraction t = repetitions / maximum. Each
+// look uses the alpha spent by it (alpha(t1), then alpha − alpha(t1)); their sum is alpha, so by the union
+// bound the chance that any look is wrong stays at most alpha (conservative: it ignores the correlation of
+// the two looks that exact group-sequential boundaries would use).
 import type { Claim, ClaimSide, ResultRecord } from "../schema/types.ts";
 import { tQuantile } from "./stats.ts";
 
@@ -61,13 +67,49 @@ export interface JudgeOptions {
   alpha?: number;
   /** Looks the runner may take (Bonferroni: each look at alpha / looks); default 1. */
   looks?: number;
+  /** The two-sided level of this one look, overriding alpha / looks (a look of a LookPlan). */
+  level?: number;
   /** Below this many paired repetitions no interval is shown and the claim is undecided; default 5. */
   minRepetitions?: number;
   /** Ordering claims: an interval within [1/(1+m), 1+m] is a tie; default 0.05. */
   tieMargin?: number;
 }
 
-export const DEFAULT_JUDGE_OPTIONS: Required<JudgeOptions> = { alpha: 0.05, looks: 1, minRepetitions: 5, tieMargin: 0.05 };
+export const DEFAULT_JUDGE_OPTIONS: Required<Omit<JudgeOptions, "level">> = { alpha: 0.05, looks: 1, minRepetitions: 5, tieMargin: 0.05 };
+
+/** A two-look sequential plan: look 1 after `base` repetitions at alpha1, look 2 after more (up to `max`) at alpha2. */
+export interface LookPlan {
+  base: number;
+  max: number;
+  alpha1: number;
+  alpha2: number;
+}
+
+/** Lan & DeMets (1983) Pocock-type spending function: the alpha spent by information fraction t in [0, 1]. */
+export function pocockSpent(alpha: number, t: number): number {
+  return alpha * Math.log(1 + (Math.E - 1) * Math.min(1, Math.max(0, t)));
+}
+
+/** The runner's plan: look 1 at t = base / max, look 2 spends the rest (max = base: one look at alpha). */
+export function twoLookPlan(base: number, max: number, alpha = DEFAULT_JUDGE_OPTIONS.alpha): LookPlan {
+  const alpha1 = max > base ? pocockSpent(alpha, base / max) : alpha;
+  return { base, max, alpha1, alpha2: alpha - alpha1 };
+}
+
+export type SequentialJudgement = ClaimJudgement & { look: 1 | 2 };
+
+/**
+ * A claim judged as the two-look plan decides it: at look 1 on the repetitions up to `base` (level alpha1);
+ * a claim decided there keeps that verdict, whatever repetitions were added later for other claims. Still
+ * undecided and with repetitions beyond `base`: look 2 on all of them (level alpha2).
+ */
+export function judgeSequentialClaim(claim: Claim, samples: PairedSample[], plan: LookPlan, opts: Omit<JudgeOptions, "level" | "looks"> = {}): SequentialJudgement {
+  const first = samples.filter((s) => s.repetition <= plan.base);
+  const j1 = judgeClaim(claim, first, { ...opts, level: plan.alpha1 });
+  const later = samples.length > first.length && plan.alpha2 > 0;
+  if ((j1.verdict !== "undecided" && j1.verdict !== "not measured") || !later) return { ...j1, look: 1 };
+  return { ...judgeClaim(claim, samples, { ...opts, level: plan.alpha2 }), look: 2 };
+}
 
 /** The cells a claim needs: its workload and metric, each side's system (and variant/concurrency when pinned). */
 export function claimSides(claim: Claim): { a: SideSelector; b: SideSelector } {
@@ -182,12 +224,13 @@ export function regionText(claim: Claim): string {
 
 /**
  * The verdict of a claim from its paired samples. Fewer than minRepetitions pairs: undecided (or not
- * measured without any), no interval. Otherwise the interval at level 1 - alpha/looks decides:
+ * measured without any), no interval. Otherwise the interval at level 1 - alpha/looks (or 1 - level) decides:
  * reproduces (inside the claim's region), does not reproduce (outside), tie (ordering claims: the whole
  * interval within the tie margin of 1, before a tiny significant win), undecided (straddles a bound).
  */
 export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOptions = {}): ClaimJudgement {
   const o = { ...DEFAULT_JUDGE_OPTIONS, ...opts };
+  const level = opts.level ?? o.alpha / o.looks;
   const valid = samples.filter((s) => s.a > 0 && s.b > 0 && Number.isFinite(s.a) && Number.isFinite(s.b));
   const n = valid.length;
   if (n === 0) {
@@ -203,7 +246,6 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
     };
   }
   const sd = Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1));
-  const level = o.alpha / o.looks;
   const h = (tQuantile(1 - level / 2, n - 1) * sd) / Math.sqrt(n);
   const lo = Math.exp(m - h);
   const hi = Math.exp(m + h);

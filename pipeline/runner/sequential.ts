@@ -1,17 +1,16 @@
-// Claim-driven sequential repetitions. After a study's base repetitions every claim of its seed is
-// judged on this run's paired repetitions (pipeline/lib/verdicts.ts); for each claim still undecided,
-// one more paired repetition of just the cells it needs runs (both sides, in a balanced visit order),
-// until every claim is decided, the profile's maximum number of repetitions is reached, or the study's
-// time budget would be exceeded. Stopping when decided does not inflate the error rate: the runner may
-// look at most `looks` = max − base + 1 times, and every look is taken at alpha / looks (Bonferroni
-// alpha-spending), so the chance that any look is wrong stays at most alpha (the same `looks` is
-// recorded in the manifest and used by the site's verdicts).
+// Claim-driven sequential repetitions, a two-look group-sequential design (pipeline/lib/verdicts.ts
+// twoLookPlan). Look 1: after a study's base repetitions every claim of its seed is judged on this run's
+// paired repetitions at alpha1. If any is undecided, paired repetitions of just the cells the undecided
+// claims need run (both sides, in a balanced visit order) up to the profile's maximum or until the study's
+// time budget would be exceeded; no decision is taken between them. Look 2 judges those claims on all
+// repetitions at alpha2. alpha1 + alpha2 = alpha (Lan–DeMets Pocock-type spending), so stopping at look 1
+// does not inflate the error rate; the plan is recorded in the manifest and the site judges with it.
 import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
-import { claimSides, judgeClaim, pairedSamples } from "../lib/verdicts.ts";
-import type { ClaimJudgement, SideSelector } from "../lib/verdicts.ts";
+import { claimSides, judgeSequentialClaim, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
+import type { ClaimJudgement, LookPlan, SideSelector } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
 import { sortByVisits, studyCells, visitOrder } from "./plan.ts";
@@ -36,9 +35,9 @@ function matchesSide(c: Cell, s: SideSelector): boolean {
     && (s.variant === undefined || c.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
 }
 
-export function judgeStudy(ctx: RunContext, study: string, claims: Claim[], looks: number): Array<{ claim: Claim; j: ClaimJudgement }> {
+export function judgeStudy(ctx: RunContext, study: string, claims: Claim[], plan: LookPlan): Array<{ claim: Claim; j: ClaimJudgement }> {
   const recs = judgedRecords(ctx.records, ctx.plan.cells, study);
-  return claims.map((claim) => ({ claim, j: judgeClaim(claim, pairedSamples(recs, claim), { looks }) }));
+  return claims.map((claim) => ({ claim, j: judgeSequentialClaim(claim, pairedSamples(recs, claim), plan) }));
 }
 
 /** The cells (of repetition 1's shape) the undecided claims need, both sides; only those that have measured at least once. */
@@ -89,43 +88,58 @@ function summary(judged: Array<{ claim: Claim; j: ClaimJudgement }>): StudySeque
   return judged.map(({ claim, j }) => ({ id: claim.id, verdict: j.verdict, n: j.n, ratio: j.ratio ?? null, lo: j.lo ?? null, hi: j.hi ?? null, why: j.why }));
 }
 
+const pct = (a: number) => `${Number((a * 100).toPrecision(3))} %`;
+
+function newRecord(ps: PlannedStudy, max: number, budgetS: number, plan: LookPlan): StudySequential {
+  return {
+    min_repetitions: ps.repetitions, max_repetitions: max, budget_s: budgetS, spent_s: 0, looks: 2, repetitions_added: 0,
+    alpha_spending: { rule: "lan-demets-pocock", alpha: plan.alpha1 + plan.alpha2, base: plan.base, max: plan.max, alpha1: plan.alpha1, alpha2: plan.alpha2 },
+    method: `paired t interval on per-repetition log ratios; two looks (after ${plan.base} repetitions at ${pct(plan.alpha1)}, after the added ones at ${pct(plan.alpha2)}): Lan–DeMets Pocock-type alpha-spending of 5 %`,
+    stopped: "", claims: [],
+  };
+}
+
+/** Why no (more) repetitions are added, or "" to add one. */
+function stopReason(ctx: RunContext, undecided: number, needed: Cell[], rep: number, max: number, spent: number, budgetS: number): string {
+  if (undecided === 0) return "every measurable claim is decided";
+  if (needed.length === 0) return "the undecided claims have no measured cells to repeat";
+  if (rep >= max) return `reached the maximum of ${max} repetitions; look 2 judged the ${undecided} claim(s) undecided at look 1`;
+  const next = repetitionSeconds(ctx, needed);
+  if (spent + next > budgetS) return `the next repetition (~${Math.round(next)} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent); look 2 judged the ${undecided} claim(s) undecided at look 1`;
+  return ctx.interrupted() ? "the run was interrupted" : "";
+}
+
 /** Runs the sequential loop of one study; records in the manifest why it stopped and every claim's judgement. */
 export async function sequentialStudy(ctx: RunContext, lc: StudyLifecycle, study: string, seed: number): Promise<void> {
   const ps = ctx.plan.studies[study];
   const claims = loadStudyClaims(study)?.claims ?? [];
   if (!ps.sequential || claims.length === 0) return;
   const { maxRepetitions: max, budgetS } = ps.sequential;
-  const looks = max - ps.repetitions + 1;
+  const plan = twoLookPlan(ps.repetitions, max);
   const all = ctx.writer.manifest.sequential ?? {};
   ctx.writer.manifest.sequential = all;
-  const seq = all[study] ?? {
-    min_repetitions: ps.repetitions, max_repetitions: max, budget_s: budgetS, spent_s: 0, looks, repetitions_added: 0,
-    method: `paired t interval on per-repetition log ratios; Bonferroni alpha-spending over ${looks} looks (each at 0.05/${looks})`, stopped: "", claims: [],
-  };
+  const seq = all[study] ?? newRecord(ps, max, budgetS, plan);
   all[study] = seq;
+  // Look 1 (deterministic from the base repetitions, so a resumed run finds the same undecided claims).
+  const lookOne = judgeStudy(ctx, study, claims, { ...plan, alpha2: 0 });
+  const undecided = lookOne.filter(({ j }) => j.verdict === "undecided").map(({ claim }) => claim);
+  const needed = neededCells(ctx, study, undecided);
   let rep = Math.max(ps.repetitions, ...ctx.plan.cells.filter((c) => c.study === study).map((c) => c.repetition));
   const started = performance.now() - (seq.spent_s ?? 0) * 1000;
+  let stop = "";
+  if (undecided.length) ctx.progress.note(`${study}: look 1 left ${undecided.length} claim(s) undecided (${undecided.map((c) => c.id).join(", ")}); adding repetitions of ${needed.length} cell(s)`);
   for (;;) {
-    const judged = judgeStudy(ctx, study, claims, looks);
-    seq.claims = summary(judged);
-    const undecided = judged.filter(({ j }) => j.verdict === "undecided").map(({ claim }) => claim);
-    const needed = neededCells(ctx, study, undecided);
     const spent = (performance.now() - started) / 1000;
     seq.spent_s = Math.round(spent);
-    const stop = undecided.length === 0 ? "every measurable claim is decided"
-      : needed.length === 0 ? "the undecided claims have no measured cells to repeat"
-      : rep >= max ? `reached the maximum of ${max} repetitions with ${undecided.length} claim(s) undecided`
-      : spent + repetitionSeconds(ctx, needed) > budgetS ? `the next repetition (~${Math.round(repetitionSeconds(ctx, needed))} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent) with ${undecided.length} claim(s) undecided`
-      : ctx.interrupted() ? "the run was interrupted" : "";
-    if (stop) {
-      seq.stopped = stop;
-      ctx.writer.write();
-      ctx.progress.note(`${study}: sequential repetitions stopped: ${stop}`);
-      return;
-    }
+    stop = stopReason(ctx, undecided.length, needed, rep, max, spent, budgetS);
+    if (stop) break;
     rep++;
     seq.repetitions_added = (seq.repetitions_added ?? 0) + 1;
-    ctx.progress.note(`${study}: repetition ${rep} of ${needed.length} cell(s) for ${undecided.length} undecided claim(s): ${undecided.map((c) => c.id).join(", ")}`);
+    ctx.writer.write();
     await addRepetition(ctx, lc, study, ps, needed, rep, seed);
   }
+  seq.claims = summary(judgeStudy(ctx, study, claims, plan));
+  seq.stopped = stop;
+  ctx.writer.write();
+  ctx.progress.note(`${study}: sequential repetitions stopped: ${stop}`);
 }

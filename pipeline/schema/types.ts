@@ -288,7 +288,21 @@ export interface RunManifest {
       max_repetitions: number;
       budget_s: number;
       spent_s?: number;
+      /**
+       * how many looks the alpha is spent over: runs with alpha_spending look twice; older runs used Bonferroni, each of `looks` looks at 0.05/looks
+       */
       looks?: number;
+      /**
+       * the two-look plan the verdicts are judged with (pipeline/lib/verdicts.ts twoLookPlan): look 1 on repetitions up to base at alpha1, look 2 on all at alpha2; alpha1 + alpha2 = alpha
+       */
+      alpha_spending?: {
+        rule: "lan-demets-pocock";
+        alpha: number;
+        base: number;
+        max: number;
+        alpha1: number;
+        alpha2: number;
+      };
       method?: string;
       /**
        * why no more repetitions were added

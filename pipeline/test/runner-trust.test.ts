@@ -19,7 +19,7 @@ function profile(name: string, workloads: string[], reps: number, sequential?: {
   return file;
 }
 
-type Manifest = { status: string; cells: Array<{ id: string; status: string; repetition: number; reason: string; noise?: { disturbed: boolean; attempts?: number; reason: string } }>; sequential?: Record<string, { stopped: string; repetitions_added: number; looks: number; claims: Array<{ id: string; verdict: string; n: number; lo: number | null }> }>; noise_guard?: { flagged: number; reruns: number; noisy: number }; resumed?: unknown[] };
+type Manifest = { status: string; cells: Array<{ id: string; status: string; repetition: number; reason: string; noise?: { disturbed: boolean; attempts?: number; reason: string } }>; sequential?: Record<string, { stopped: string; repetitions_added: number; looks: number; alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number }; claims: Array<{ id: string; verdict: string; n: number; lo: number | null }> }>; noise_guard?: { flagged: number; reruns: number; noisy: number }; resumed?: unknown[] };
 const manifestOf = (data: string, id: string): Manifest => JSON.parse(readFileSync(path.join(data, "runs", id, "manifest.json"), "utf8"));
 
 test("sequential: a claim decided after the base repetitions adds none and says why it stopped", { timeout: 180_000 }, () => {
@@ -29,16 +29,19 @@ test("sequential: a claim decided after the base repetitions adds none and says 
   const m = manifestOf(data, "20260101T000000Z-seq-clear");
   const seq = m.sequential!.toy;
   assert.equal(seq.repetitions_added, 0);
-  assert.equal(seq.looks, 5, "max 9 − base 5 + 1 looks");
+  assert.equal(seq.looks, 2, "two looks: after the base repetitions and after the added ones");
+  assert.deepEqual([seq.alpha_spending!.base, seq.alpha_spending!.max], [5, 9]);
+  assert.ok(Math.abs(seq.alpha_spending!.alpha1 + seq.alpha_spending!.alpha2 - 0.05) < 1e-12, "the two looks spend 5 % in all");
   assert.match(seq.stopped, /every measurable claim is decided/);
   assert.equal(seq.claims[0].verdict, "reproduces");
   assert.equal(seq.claims[0].n, 5);
 });
 
-test("sequential: an undecided claim gets more paired repetitions of just its cells until it is decided", { timeout: 300_000 }, () => {
-  // 6 % apart with ±5 % wobble: five repetitions cannot tell, more can
-  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.05" });
-  const r = cli(["run", "--profile", profile("seq-more", ["measured", "good"], 5, { max_repetitions: 16, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-more"], env);
+test("sequential: a claim undecided at look 1 gets more paired repetitions of just its cells and is decided at look 2", { timeout: 300_000 }, () => {
+  // 6 % apart with ±8 % wobble (the toy's values are a fixed function of system and repetition): five
+  // repetitions at look 1's level cannot tell (0.995×–1.18×), ten at look 2's can (1.015×–1.11×)
+  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.08" });
+  const r = cli(["run", "--profile", profile("seq-more", ["measured", "good"], 5, { max_repetitions: 10, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-more"], env);
   assert.equal(r.code, 0, r.stderr);
   const m = manifestOf(data, "20260101T000000Z-seq-more");
   const seq = m.sequential!.toy;
@@ -46,8 +49,10 @@ test("sequential: an undecided claim gets more paired repetitions of just its ce
   const extra = m.cells.filter((c) => c.repetition > 5);
   assert.ok(extra.length > 0 && extra.every((c) => c.id.startsWith("toy.measured.")), "only the claim's cells are repeated, never the unrelated 'good' workload");
   for (let rep = 6; rep <= 5 + seq.repetitions_added; rep++) assert.equal(extra.filter((c) => c.repetition === rep).length, 2, `repetition ${rep} pairs both sides`);
-  assert.notEqual(seq.claims[0].verdict, "undecided", `decided in the end: ${seq.stopped}`);
-  assert.match(seq.stopped, /every measurable claim is decided/);
+  assert.equal(seq.repetitions_added, 5, "no decision is taken between the looks: the block runs to the maximum");
+  assert.equal(seq.claims[0].verdict, "reproduces", `decided at look 2: ${seq.stopped}`);
+  assert.equal(seq.claims[0].n, 10);
+  assert.match(seq.stopped, /reached the maximum of 10 repetitions; look 2 judged the 1 claim\(s\) undecided at look 1/);
   assert.ok(seq.claims[0].lo! > 0);
 });
 
@@ -57,7 +62,7 @@ test("sequential: the study's budget ends the loop with the claim still undecide
   assert.equal(r.code, 0, r.stderr);
   const seq = manifestOf(data, "20260101T000000Z-seq-budget").sequential!.toy;
   assert.equal(seq.repetitions_added, 0);
-  assert.match(seq.stopped, /would exceed the study's budget of 1 s .* 1 claim\(s\) undecided/);
+  assert.match(seq.stopped, /would exceed the study's budget of 1 s .* look 2 judged the 1 claim\(s\) undecided/);
   assert.equal(seq.claims[0].verdict, "undecided");
 });
 

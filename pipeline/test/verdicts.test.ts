@@ -3,7 +3,7 @@
 // pairing (a tool's several values per repetition count once, the highest common concurrency).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, pairedSamples, type PairedSample } from "../lib/verdicts.ts";
+import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, pairedSamples, pocockSpent, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
 import { tQuantile } from "../lib/stats.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 
@@ -219,4 +219,46 @@ test("every committed claim: the seed's own figures lie where the claim holds (k
     }
   }
   assert.equal(n, 29);
+});
+
+test("two-look plan: Lan–DeMets Pocock-type spending, alpha(t) = alpha·ln(1 + (e − 1)t); the looks spend alpha in all", () => {
+  // alpha(5/8) = 0.05·ln(1 + 1.71828·0.625) = 0.05·ln(2.07393) = 0.036477
+  const p = twoLookPlan(5, 8);
+  assert.ok(Math.abs(p.alpha1 - 0.036477) < 1e-5, String(p.alpha1));
+  assert.ok(Math.abs(p.alpha1 + p.alpha2 - 0.05) < 1e-15);
+  assert.equal(pocockSpent(0.05, 1), 0.05);
+  assert.equal(pocockSpent(0.05, 0), 0);
+  // no added repetitions possible: one look at the whole alpha
+  assert.deepEqual(twoLookPlan(5, 5), { base: 5, max: 5, alpha1: 0.05, alpha2: 0 });
+});
+
+test("two-look judgement: decided at look 1 stays decided; undecided at look 1 is judged at look 2 on all repetitions", () => {
+  const plan = twoLookPlan(5, 10);
+  // a clear win in the base repetitions, then added repetitions (for another claim) that would blur it
+  const clear = [...pairs(5, 1.5, 0.05), ...pairs(5, 0.9, 0.3).map((p) => ({ ...p, repetition: p.repetition + 5 }))];
+  const j = judgeSequentialClaim(claim(), clear, plan);
+  assert.equal(j.look, 1);
+  assert.equal(j.verdict, "reproduces");
+  assert.equal(j.n, 5);
+  // look 1's interval is judgeClaim's at level alpha1
+  const direct = judgeClaim(claim(), clear.slice(0, 5), { level: plan.alpha1 });
+  assert.equal(j.lo, direct.lo);
+  // undecided at look 1 (too noisy), decided at look 2 with ten repetitions at alpha2
+  const slow = [...pairs(5, 1.1, 0.2), ...pairs(5, 1.1, 0.01).map((p) => ({ ...p, repetition: p.repetition + 5 }))];
+  const j1 = judgeClaim(claim(), slow.slice(0, 5), { level: plan.alpha1 });
+  assert.equal(j1.verdict, "undecided");
+  const j2 = judgeSequentialClaim(claim(), slow, plan);
+  assert.equal(j2.look, 2);
+  assert.equal(j2.n, 10);
+  assert.deepEqual([j2.lo, j2.hi], [judgeClaim(claim(), slow, { level: plan.alpha2 }).lo, judgeClaim(claim(), slow, { level: plan.alpha2 }).hi]);
+  // no repetition beyond the base: look 1's verdict, even undecided
+  assert.equal(judgeSequentialClaim(claim(), slow.slice(0, 5), plan).look, 1);
+});
+
+test("a look's level sets the interval: level alpha1 is narrower than Bonferroni over four looks", () => {
+  const p = pairs(5, 1.3, 0.1);
+  const spend = judgeClaim(claim(), p, { level: twoLookPlan(5, 8).alpha1 });
+  const bonf = judgeClaim(claim(), p, { looks: 4 });
+  assert.ok(spend.hi! < bonf.hi! && spend.lo! > bonf.lo!);
+  assert.match(spend.why, /96\.35 % interval/);
 });
