@@ -26,7 +26,7 @@ const MIN_REPS = 5;
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
 
 /** Paired per-repetition values of a claim in one run's counted records, derived here (not from the site's modules). */
-function pairsOf(rs: Rec[], c: Claim): Array<{ a: number; b: number }> {
+function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number }> {
   const side = (s: Side) => rs.filter((r) => r.system === s.system && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency));
   const ra = side(c.a);
   const rb = side(c.b);
@@ -47,7 +47,7 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ a: number; b: number }> {
       const wa = na.get(rep)!;
       const wb = nb.get(rep);
       const shared = [...wa.keys()].filter((w) => wb?.has(w));
-      return shared.length ? [{ a: mean(shared.map((w) => mean(wa.get(w)!))), b: mean(shared.map((w) => mean(wb!.get(w)!))) }] : [];
+      return shared.length ? [{ rep, a: mean(shared.map((w) => mean(wa.get(w)!))), b: mean(shared.map((w) => mean(wb!.get(w)!))) }] : [];
     });
   }
   const common = [...new Set(ra.map((r) => r.concurrency))].filter((k) => rb.some((r) => r.concurrency === k));
@@ -60,7 +60,7 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ a: number; b: number }> {
   };
   const pa = pick(ra);
   const pb = pick(rb);
-  return [...pa.keys()].sort((x, y) => x - y).filter((rep) => pb.has(rep)).map((rep) => ({ a: mean(pa.get(rep)!.get("")!), b: mean(pb.get(rep)!.get("")!) }));
+  return [...pa.keys()].sort((x, y) => x - y).filter((rep) => pb.has(rep)).map((rep) => ({ rep, a: mean(pa.get(rep)!.get("")!), b: mean(pb.get(rep)!.get("")!) }));
 }
 
 /** Expected row: the run (newest with ≥ 5 paired repetitions, else the one with the most, newest on a tie), the geometric-mean ratio, its t interval, the verdict. */
@@ -73,14 +73,26 @@ function expected(study: string, c: Claim) {
   // else the most paired repetitions, the newest on a tie (measured is newest first; the sort is stable), a ci smoke run last
   const chosen = measured.find((x) => x.p.length >= MIN_REPS) ?? [...measured].sort((x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0))[0];
   if (!chosen) return { verdict: "not measured", n: 0 };
-  const d = chosen.p.map((x) => (c.better === "higher" ? Math.log(x.a / x.b) : Math.log(x.b / x.a)));
+  type Seq = { looks?: number; alpha_spending?: { base: number; alpha1: number; alpha2: number } };
+  const seq = (chosen.m as { sequential?: Record<string, Seq> }).sequential?.[study];
+  const sp = seq?.alpha_spending;
+  if (!sp) return judgeAt(c, chosen.p, 0.05 / (seq?.looks ?? 1), chosen.m.run_id);
+  // two looks (Lan–DeMets): look 1 on the repetitions up to base at alpha1 keeps a decision; else look 2 on all at alpha2
+  const first = chosen.p.filter((x) => x.rep <= sp.base);
+  const one = judgeAt(c, first, sp.alpha1, chosen.m.run_id);
+  if ((one.verdict !== "undecided" && one.verdict !== "not measured") || first.length === chosen.p.length || sp.alpha2 <= 0) return one;
+  return judgeAt(c, chosen.p, sp.alpha2, chosen.m.run_id);
+}
+
+/** One look: the t interval at two-sided level alpha on the log ratios, and the verdict it gives. */
+function judgeAt(c: Claim, p: Array<{ a: number; b: number }>, alpha: number, run: string) {
+  if (!p.length) return { verdict: "not measured", n: 0 };
+  const d = p.map((x) => (c.better === "higher" ? Math.log(x.a / x.b) : Math.log(x.b / x.a)));
   const n = d.length;
   const m = mean(d);
   const ratio = Math.exp(m);
-  if (n < MIN_REPS) return { verdict: "undecided", n, ratio, run: chosen.m.run_id };
-  // the chosen run's sequential loop looked `looks` times: each look at 0.05 / looks (Bonferroni), 1 look for a fixed-n run
-  const looks = (chosen.m as { sequential?: Record<string, { looks?: number }> }).sequential?.[study]?.looks ?? 1;
-  const h = (tQuantile(1 - 0.05 / looks / 2, n - 1) * Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1))) / Math.sqrt(n);
+  if (n < MIN_REPS) return { verdict: "undecided", n, ratio, run };
+  const h = (tQuantile(1 - alpha / 2, n - 1) * Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1))) / Math.sqrt(n);
   const lo = Math.exp(m - h);
   const hi = Math.exp(m + h);
   const [rlo, rhi] = c.kind === "size" ? [c.size!.ratio / (1 + c.size!.tolerance), c.size!.ratio * (1 + c.size!.tolerance)]
@@ -89,7 +101,7 @@ function expected(study: string, c: Claim) {
   if (c.kind === "ordering" && lo >= 1 / 1.05 && hi <= 1.05) verdict = "tie";
   else if (c.kind === "ordering") verdict = lo > 1 ? "reproduces" : hi < 1 ? "does not reproduce" : "undecided";
   else verdict = lo >= rlo && hi <= rhi ? "reproduces" : hi < rlo || lo > rhi ? "does not reproduce" : "undecided";
-  return { verdict, n, ratio, lo, hi, run: chosen.m.run_id };
+  return { verdict, n, ratio, lo, hi, run };
 }
 
 before(async () => {
