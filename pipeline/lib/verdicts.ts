@@ -279,6 +279,25 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
   };
 }
 
+/** The env a run gave a study (its manifest's profile config), for scale-dependent claims. */
+export function studyEnvOf(run: { config?: unknown }, study: string): Record<string, unknown> | undefined {
+  const cfg = run.config as { studies?: Record<string, { env?: Record<string, unknown> }> } | undefined;
+  return cfg?.studies?.[study]?.env;
+}
+
+/**
+ * Why a run with this study env cannot judge a scale-dependent claim (claims.json `scale`: its env value is
+ * below the seed's scale), or undefined when it can (or the claim does not depend on scale).
+ */
+export function scaleShortfall(claim: Claim, studyEnv: Record<string, unknown> | undefined): string | undefined {
+  const sc = claim.scale;
+  if (!sc) return undefined;
+  const raw = studyEnv?.[sc.env];
+  const v = raw === undefined || raw === "" ? sc.default : Number(raw);
+  if (v !== undefined && Number.isFinite(v) && v >= sc.min) return undefined;
+  return `measured at ${sc.env} ${v ?? "(unset)"}, below the seed's scale (${sc.env} ${sc.min}): ${sc.why}`;
+}
+
 // ---- Which records and which run a claim is judged from (the site's rule; the runner judges its own run).
 
 type CellLike = Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition">;

@@ -36,6 +36,7 @@ export type Claim = {
   size?: ClaimSize;
   threshold?: ClaimThreshold;
   note?: string;
+  scale?: ClaimScale;
 };
 
 /**
@@ -66,6 +67,27 @@ export interface ClaimSize {
 export interface ClaimThreshold {
   min?: number;
   max?: number;
+}
+/**
+ * a size that depends on the data size: the claim is judged only from runs whose study env sets `env` to at least `min` (the seed's scale); a run below it gives "not measured" with its small-scale ratio for information
+ */
+export interface ClaimScale {
+  /**
+   * the profile env variable that sets the data size
+   */
+  env: string;
+  /**
+   * the smallest value at which the seed's figure can be judged (the seed's own scale)
+   */
+  min: number;
+  /**
+   * the value the study uses when a profile does not set env
+   */
+  default?: number;
+  /**
+   * why the figure depends on the size
+   */
+  why: string;
 }
 
 // ---- manifest.schema.json

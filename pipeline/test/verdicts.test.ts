@@ -3,7 +3,7 @@
 // pairing (a tool's several values per repetition count once, the highest common concurrency).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, pairedSamples, pocockSpent, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
+import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, pairedSamples, pocockSpent, scaleShortfall, studyEnvOf, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
 import { tQuantile } from "../lib/stats.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 
@@ -261,4 +261,13 @@ test("a look's level sets the interval: level alpha1 is narrower than Bonferroni
   const bonf = judgeClaim(claim(), p, { looks: 4 });
   assert.ok(spend.hi! < bonf.hi! && spend.lo! > bonf.lo!);
   assert.match(spend.why, /96\.35 % interval/);
+});
+
+test("scale: a size that depends on the data size is judged only at the seed's scale", () => {
+  const c = { ...claim(), kind: "threshold", threshold: { min: 43 }, scale: { env: "MCPDB_SCALE", min: 1, default: 0.0002, why: "a scan grows with the table" } } as Claim;
+  assert.match(scaleShortfall(c, { MCPDB_SCALE: 0.002 })!, /measured at MCPDB_SCALE 0\.002, below the seed's scale \(MCPDB_SCALE 1\): a scan grows/);
+  assert.match(scaleShortfall(c, undefined)!, /MCPDB_SCALE 0\.0002/, "the study's default when the profile does not set it");
+  assert.equal(scaleShortfall(c, { MCPDB_SCALE: "1" }), undefined);
+  assert.equal(scaleShortfall(claim(), { MCPDB_SCALE: 0.002 }), undefined, "a claim without scale is judged at any scale");
+  assert.deepEqual(studyEnvOf({ config: { studies: { "mcp-db": { env: { MCPDB_SCALE: 0.002 } } } } }, "mcp-db"), { MCPDB_SCALE: 0.002 });
 });

@@ -68,7 +68,13 @@ function expected(study: string, c: Claim) {
   const ok = new Set(runs.flatMap((m) => m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${m.run_id}|${x.workload}|${x.system}|${x.variant}|${x.concurrency}|${x.repetition}`)));
   const counted = records.filter((r) => r.source === "measured" && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload)
     && ok.has(`${r.run_id}|${r.workload}|${r.system}|${r.variant}|${r.concurrency}|${r.repetition}`));
-  const ordered = runs.filter((m) => m.status !== "running").sort((x, y) => y.started_at.localeCompare(x.started_at));
+  // a scale-dependent size (claims.json `scale`) counts only runs whose study env reaches the seed's scale
+  const atScale = (m: (typeof runs)[number]) => {
+    if (!c.scale) return true;
+    const v = (m as { config?: { studies?: Record<string, { env?: Record<string, unknown> }> } }).config?.studies?.[study]?.env?.[c.scale.env];
+    return Number(v ?? c.scale.default) >= c.scale.min;
+  };
+  const ordered = runs.filter((m) => m.status !== "running" && atScale(m)).sort((x, y) => y.started_at.localeCompare(x.started_at));
   const measured = ordered.map((m) => ({ m, p: pairsOf(counted.filter((r) => r.run_id === m.run_id), c).filter((x) => x.a > 0 && x.b > 0) })).filter((x) => x.p.length > 0);
   // else the most paired repetitions, the newest on a tie (measured is newest first; the sort is stable), a ci smoke run last
   const chosen = measured.find((x) => x.p.length >= MIN_REPS) ?? [...measured].sort((x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0))[0];

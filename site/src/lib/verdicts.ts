@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeSequentialClaim, regionText, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
+import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeSequentialClaim, regionText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
 import claimsSchema from "../../../pipeline/schema/claims.schema.json";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
@@ -115,7 +115,15 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
   const rows = claims.claims.map((claim): ClaimVerdict => {
     const publishedRatio = claim.published.ratio ?? orientedRatio(claim.published.a!, claim.published.b!, claim.better);
     const region = regionText(claim);
-    const chosen = chooseRun(claim, runs, counted);
+    // a scale-dependent size is judged only from runs at the seed's scale (claims.json `scale`)
+    const atScale = claim.scale ? runs.filter((m) => !scaleShortfall(claim, studyEnvOf(m, study.name))) : runs;
+    const chosen = chooseRun(claim, atScale, counted);
+    const small = !chosen && claim.scale ? chooseRun(claim, runs, counted) : undefined;
+    if (small) {
+      const j = judgeClaim(claim, small.samples, { minRepetitions: 1 });
+      const why = `Run ${small.run.run_id} ${scaleShortfall(claim, studyEnvOf(small.run, study.name))}. Ours at that scale: ${j.ratio !== undefined ? fmtRatio(j.ratio) : "—"} over ${small.samples.length} paired repetitions, for information only; no run measured it at the seed's scale.`;
+      return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why };
+    }
     if (!chosen) {
       return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why: missingWhy(claim, study.name, runs, counted) };
     }
