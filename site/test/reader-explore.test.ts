@@ -63,7 +63,7 @@ type ScoreRow = { workload: string; system: string; metric: string; unit: string
 function scoreRows(extra: Rec[] = []): ScoreRow[] {
   const g = new Map<string, Rec[]>();
   for (const r of [...measured, ...extra]) {
-    if (!compared.has(r.run_id) || r.t !== null) continue;
+    if ((r.source === "measured" && latestOf.get(r.study) !== r.run_id) || r.t !== null) continue;
     const k = `${r.workload}|${r.system}|${r.metric}`;
     (g.get(k) ?? g.set(k, []).get(k)!).push(r);
   }

@@ -6,13 +6,15 @@ export interface Preset {
   label: string;
   sql: string;
 }
-// The runs the presets show: table compared_runs(run_id, study), which the page fills with the latest
-// measured run of each study, plus the reader's own run when they drop one (its rows get source 'yours'
-// and system '<system> (yours)', so every preset shows it beside ours without changing its SQL).
+// The runs the presets show: table compared_runs(run_id, study, source), which the page fills with the
+// latest measured run of each study, plus the reader's own run when they drop one (its rows get source
+// 'yours' and system '<system> (yours)', so every preset shows it beside ours without changing its SQL).
+// A row is shown only when its whole (run_id, study, source) is listed: a multi-study run that is the
+// latest for one study does not bring its other studies along, and a dropped file that carries one of
+// our run ids adds its own rows, never the older measured rows of ours that share that id.
 export const comparedRunsSql = `CREATE OR REPLACE TABLE compared_runs AS
-  SELECT max(run_id) AS run_id, study FROM results WHERE source = 'measured' GROUP BY study`;
-const latestRun = "(SELECT run_id FROM compared_runs)";
-const latestRunOf = (study: string) => `(SELECT run_id FROM compared_runs WHERE study = '${study}')`;
+  SELECT max(run_id) AS run_id, study, 'measured' AS source FROM results WHERE source = 'measured' GROUP BY study`;
+export const inComparedRuns = "(run_id, study, source) IN (SELECT run_id, study, source FROM compared_runs)";
 export const presets: Preset[] = [
   {
     id: "throughput",
@@ -20,7 +22,7 @@ export const presets: Preset[] = [
     sql: `SELECT workload, system, any_value(unit) AS unit,
        median(value) AS median, min(value) AS min, max(value) AS max, count(*) AS repetitions
 FROM results
-WHERE run_id IN ${latestRun}
+WHERE ${inComparedRuns}
   AND metric = CASE WHEN workload = 'select_random_points' THEN 'qps' ELSE 'tps' END
   AND t IS NULL
 GROUP BY workload, system
@@ -31,7 +33,7 @@ ORDER BY workload, median DESC;`,
     label: "Latency percentiles per system, OLTP read-write (latest run)",
     sql: `SELECT metric, system, median(value) AS median_ms, min(value) AS min_ms, max(value) AS max_ms
 FROM results
-WHERE run_id IN ${latestRun}
+WHERE ${inComparedRuns}
   AND workload = 'oltp_read_write'
   AND metric IN ('latency_p50', 'latency_avg', 'latency_p95', 'latency_p99')
 GROUP BY metric, system
@@ -42,7 +44,7 @@ ORDER BY metric, system;`,
     label: "Transactions per second over time, OLTP read-write, repetition 1",
     sql: `SELECT t, system, value AS tps
 FROM results
-WHERE run_id IN ${latestRun}
+WHERE ${inComparedRuns}
   AND workload = 'oltp_read_write' AND metric = 'tps_series' AND repetition = 1
 ORDER BY system, t;`,
   },
@@ -52,7 +54,7 @@ ORDER BY system, t;`,
     sql: `WITH m AS (
   SELECT source, workload, system, metric, median(value) AS v
   FROM results
-  WHERE (source = 'published' OR run_id IN ${latestRun})
+  WHERE (source = 'published' OR ${inComparedRuns})
     AND metric IN ('tps', 'qps') AND t IS NULL
   GROUP BY source, workload, system, metric
 )
@@ -68,7 +70,7 @@ ORDER BY m.workload, m.source, m.system;`,
     label: "Memory idle vs under load per system (latest run)",
     sql: `SELECT metric, system, median(value) AS median_mib, min(value) AS min_mib, max(value) AS max_mib, count(*) AS samples
 FROM results
-WHERE run_id IN ${latestRun} AND metric IN ('mem_idle', 'mem_load')
+WHERE ${inComparedRuns} AND metric IN ('mem_idle', 'mem_load')
 GROUP BY metric, system
 ORDER BY metric, system;`,
   },
@@ -90,7 +92,7 @@ ORDER BY spread_pct DESC;`,
     sql: `WITH t AS (
   SELECT workload, system, median(value) AS median_ms, count(*) AS runs
   FROM results
-  WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
+  WHERE ${inComparedRuns} AND study = 'analytical'
     AND metric = 'time_run' AND variant = 'hot' AND workload <> 'noop'
   GROUP BY workload, system
 )
@@ -105,7 +107,7 @@ ORDER BY workload, relative;`,
     sql: `WITH t AS (
   SELECT variant, workload, system, median(value) AS median_ms
   FROM results
-  WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
+  WHERE ${inComparedRuns} AND study = 'analytical'
     AND metric = 'time_run' AND workload <> 'noop'
   GROUP BY variant, workload, system
 ), r AS (
@@ -124,7 +126,7 @@ ORDER BY variant, geomean;`,
     sql: `SELECT system, variant, round(median(value), 2) AS median_ms, round(min(value), 2) AS min_ms,
        round(max(value), 2) AS max_ms, count(*) AS runs
 FROM results
-WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
+WHERE ${inComparedRuns} AND study = 'analytical'
   AND workload = 'noop' AND metric = 'time_run'
 GROUP BY system, variant
 ORDER BY variant, median_ms;`,
@@ -137,7 +139,7 @@ ORDER BY variant, median_ms;`,
        median(value) FILTER (WHERE metric = 'latency_p50') AS p50_ms,
        median(value) FILTER (WHERE metric = 'latency_p99') AS p99_ms
 FROM results
-WHERE run_id IN ${latestRunOf("analytical")} AND study = 'analytical'
+WHERE ${inComparedRuns} AND study = 'analytical'
   AND metric IN ('qps', 'latency_p50', 'latency_p99') AND t IS NULL
 GROUP BY workload, system, concurrency
 ORDER BY workload, qps DESC;`,
@@ -154,7 +156,7 @@ ORDER BY workload, qps DESC;`,
        median(value) FILTER (WHERE metric = 'latency_p99') AS p99_ms,
        median(value) FILTER (WHERE metric = 'errors') AS errors
 FROM results
-WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND t IS NULL
+WHERE ${inComparedRuns} AND study = 'mcp-db' AND t IS NULL
 GROUP BY ALL
 ORDER BY workload, database, server, schema_state, concurrency;`,
   },
@@ -167,7 +169,7 @@ ORDER BY workload, database, server, schema_state, concurrency;`,
          regexp_extract(variant, '^(.*)-([^-]*)$', 2) AS state,
          median(value) AS calls_per_s
   FROM results
-  WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
+  WHERE ${inComparedRuns} AND study = 'mcp-db' AND metric = 'throughput'
   GROUP BY ALL
 )
 SELECT b.workload, b.system AS database, b.server, b.concurrency,
@@ -184,7 +186,7 @@ ORDER BY improvement DESC;`,
        median(value) FILTER (WHERE metric = 'direct_latency_p50') AS direct_p50_ms,
        median(value) FILTER (WHERE metric = 'mcp_overhead_p50') AS overhead_p50_ms
 FROM results
-WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db'
+WHERE ${inComparedRuns} AND study = 'mcp-db'
   AND metric IN ('latency_p50', 'direct_latency_p50', 'mcp_overhead_p50')
 GROUP BY ALL
 HAVING direct_p50_ms IS NOT NULL
@@ -195,7 +197,7 @@ ORDER BY workload, database, variant;`,
     label: "MCP: throughput against concurrency (latest mcp-db run)",
     sql: `SELECT workload, system AS database, variant, concurrency, median(value) AS calls_per_s
 FROM results
-WHERE run_id IN ${latestRunOf("mcp-db")} AND study = 'mcp-db' AND metric = 'throughput'
+WHERE ${inComparedRuns} AND study = 'mcp-db' AND metric = 'throughput'
   AND workload IN (SELECT workload FROM results WHERE study = 'mcp-db' AND source = 'measured'
                    GROUP BY workload HAVING count(DISTINCT concurrency) > 1)
 GROUP BY ALL
@@ -215,6 +217,6 @@ ORDER BY run_id DESC;`,
   {
     id: "raw",
     label: "Raw records of the latest run (first 200)",
-    sql: `SELECT * FROM results WHERE run_id IN ${latestRun} LIMIT 200;`,
+    sql: `SELECT * FROM results WHERE ${inComparedRuns} LIMIT 200;`,
   },
 ];

@@ -13,7 +13,7 @@ export function createEditor(parent: HTMLElement, doc: string, columns: string[]
         return true;
       } }]),
       basicSetup,
-      sql({ dialect: PostgreSQL, upperCaseKeywords: true, schema: { results: columns, compared_runs: ["run_id", "study"] } }),
+      sql({ dialect: PostgreSQL, upperCaseKeywords: true, schema: { results: columns, compared_runs: ["run_id", "study", "source"] } }),
       EditorView.contentAttributes.of({ "aria-labelledby": "editor-label" }),
       EditorView.lineWrapping,
     ],

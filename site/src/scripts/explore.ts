@@ -10,7 +10,7 @@ import mvpWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url
 import ehWasm from "@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url";
 import ehWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url";
 import { csvFormat } from "d3-dsv";
-import type { Preset } from "../lib/presets.ts";
+import { inComparedRuns, type Preset } from "../lib/presets.ts";
 import { formatCell } from "../lib/explore-format.ts";
 import { relativeScores, formulaText, MISSING_RATIO, type ScoreInput, type ScoreSelection } from "../lib/score.ts";
 import type { Column, Row } from "./explore-chart.ts";
@@ -250,7 +250,7 @@ async function loadYours(file: File) {
     await dbHandle!.registerFileText(name, csvFormat(marked as unknown as Record<string, string>[], Object.keys(recordTypes)));
     // BY NAME: the provenance columns results.csv carries stay empty for the reader's rows.
     await c.query(`INSERT INTO results BY NAME SELECT * FROM ${readCsv(name, recordTypes)}`);
-    await c.query(`INSERT INTO compared_runs SELECT DISTINCT run_id, study FROM results WHERE source = 'yours' EXCEPT SELECT run_id, study FROM compared_runs`);
+    await c.query(`INSERT INTO compared_runs SELECT DISTINCT run_id, study, source FROM results WHERE source = 'yours' EXCEPT SELECT run_id, study, source FROM compared_runs`);
     const runsIn = [...new Set(rows.map((r) => r.run_id))].join(", ");
     yoursStatus.textContent = `Loaded ${rows.length.toLocaleString("en-US")} records of run ${runsIn} from ${file.name} (checked here; nothing was uploaded). They are rows with source 'yours' and system '<system> (yours)', and every preset shows them beside ours.`;
     loadedSummary = `Your run ${runsIn} is loaded beside ours.`;
@@ -295,7 +295,7 @@ async function refreshScoreData() {
   const c = await database;
   const { rows } = await (async () => {
     const t = await c.query(`SELECT workload, system, metric, any_value(unit) AS unit, median(value) AS value
-      FROM results WHERE run_id IN (SELECT run_id FROM compared_runs) AND t IS NULL AND source <> 'published'
+      FROM results WHERE ${inComparedRuns} AND t IS NULL AND source <> 'published'
       GROUP BY workload, system, metric ORDER BY workload, system, metric`);
     return { rows: t.toArray().map((r) => r.toJSON() as unknown as ScoreInput) };
   })();
