@@ -13,6 +13,7 @@ import argparse
 import csv
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,10 +70,35 @@ def seconds_from_done(path: Path) -> float | None:
     return float(seconds) if isinstance(seconds, (int, float)) and seconds >= 0 else None
 
 
-def unknown_block(region: str, instance_type: str, instances: int, reason: str) -> dict:
+def iso_seconds(stamp: object) -> float | None:
+    try:
+        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def seconds_seen_in_manifest(manifest: dict) -> float:
+    """What the synced manifest proves the box ran: its start to its end or its latest cell's end
+    (0 when it says nothing). A lower bound of the billed time, never an estimate of it."""
+    start = iso_seconds(manifest.get("started_at"))
+    if start is None:
+        return 0.0
+    ends = [iso_seconds(manifest.get("ended_at"))]
+    for cell in manifest.get("cells") or []:
+        begun = iso_seconds(cell.get("started_at"))
+        if begun is not None:
+            ends.append(begun + (cell.get("duration_s") if isinstance(cell.get("duration_s"), (int, float)) else 0))
+    latest = max((end for end in ends if end is not None), default=start)
+    return round(max(latest - start, 0.0), 3)
+
+
+def unknown_block(region: str, instance_type: str, instances: int, seen_seconds: float, reason: str) -> dict:
+    # The schema wants billed_seconds as a number: it holds the seconds the synced run proves,
+    # while usd stays null (the site then shows the reason, never a price of a guessed time).
     return {"usd": None, "usd_per_hour": None, "instance_type": instance_type, "region": region,
-            "instance_count": instances, "billed_seconds": None, "price_date": None, "price_source": None,
-            "basis": "EC2 Linux on-demand", "reason": reason}
+            "instance_count": instances, "billed_seconds": seen_seconds, "price_date": None, "price_source": None,
+            "basis": "EC2 Linux on-demand; billed_seconds is a lower bound: the run's own start to its last synced cell",
+            "reason": reason}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,17 +115,18 @@ def main(argv: list[str] | None = None) -> int:
     if (args.seconds is not None and args.seconds < 0) or args.instances < 1:
         print("error: --seconds must be >= 0 and --instances >= 1", file=sys.stderr)
         return 2
+    manifest = json.loads(args.manifest.read_text(encoding="utf-8")) if args.manifest else {}
     seconds = args.seconds if args.done is None else seconds_from_done(args.done)
     if seconds is None:
-        block = unknown_block(args.region, args.instance_type, args.instances,
-                              f"no readable done marker ({args.done}): the box's wall time is unknown")
+        seen = seconds_seen_in_manifest(manifest)
+        block = unknown_block(args.region, args.instance_type, args.instances, seen,
+                              f"no readable done marker ({args.done}): the box's billed time is unknown "
+                              f"(its run shows at least {seen:.0f} s)")
     else:
         block = cost_block(args.prices, args.region, args.instance_type, seconds, args.instances)
-    if args.manifest:
-        manifest = json.loads(args.manifest.read_text(encoding="utf-8"))
-        if manifest.get("cost") is None:
-            manifest["cost"] = block
-            args.manifest.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    if args.manifest and manifest.get("cost") is None:
+        manifest["cost"] = block
+        args.manifest.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(block, indent=2))
     return 0
 

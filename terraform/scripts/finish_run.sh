@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The collect workflow's last step for one box: store its cost in the manifest (from the done
+# marker; without one, usd null and the seconds the synced run proves), then validate the run
+# folder against the schemas. `samebox validate` wants the folder named by the run id, and the
+# download is collected/<run-id>/run/, so a copy named <run-id> is validated (the folder that is
+# published is the same bytes). Writes collected/<run-id>/cost.json.
+#   env: RUN_ID AWS_REGION INSTANCE_TYPE   SAMEBOX_NODE replaces node_modules/.bin/node (tests)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+dest="collected/$RUN_ID"
+[[ -f "$dest/run/manifest.json" ]] || { echo "::error::$RUN_ID: no $dest/run/manifest.json to validate"; exit 2; }
+python3 "$repo/terraform/scripts/run_cost.py" --region "$AWS_REGION" --instance-type "$INSTANCE_TYPE" \
+  --done "$dest/done.json" --manifest "$dest/run/manifest.json" > "$dest/cost.json"
+cat "$dest/cost.json"
+check=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/samebox-validate.XXXXXX")
+trap 'rm -rf "$check"' EXIT
+cp -a "$dest/run" "$check/$RUN_ID"
+"${SAMEBOX_NODE:-$repo/node_modules/.bin/node}" --disable-warning=ExperimentalWarning "$repo/pipeline/cli.ts" validate "$check/$RUN_ID"
