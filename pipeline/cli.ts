@@ -10,6 +10,7 @@ import { parserFor } from "./parsers/index.ts";
 import { publish } from "./publish/publish.ts";
 import { deadRunnerReason } from "./lib/liveness.ts";
 import { runSuite } from "./runner/run.ts";
+import { runReport, runReportMarkdown } from "./lib/run-report.ts";
 import type { NoiseGuardMode } from "./runner/plan.ts";
 
 // The `samebox` command. Every user mistake ends as one line on stderr and exit code 2.
@@ -139,6 +140,16 @@ program
       if (existsSync(jsonl) && existsSync(csv) && a.length !== b.length) throw new UserError(`${dir}: records.jsonl has ${a.length} records but records.csv has ${b.length}`);
       process.stdout.write(`${dir}: valid (${Math.max(a.length, b.length)} records, ${(m.cells as unknown[]).length} cells)\n`);
     }
+  });
+
+program
+  .command("report")
+  .description("every claim of a run's studies judged from that run alone (as the site judges it), the time each study took and what the noise guard did, as Markdown")
+  .argument("<run-dir>", "a data/runs/<run-id> folder")
+  .option("--json", "print the report as JSON instead")
+  .action((dir: string, opts: { json?: boolean }) => {
+    const r = runReport(dir);
+    process.stdout.write(opts.json ? `${JSON.stringify({ ...r, manifest: undefined }, null, 2)}\n` : runReportMarkdown(r));
   });
 
 program

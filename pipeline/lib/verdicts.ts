@@ -342,3 +342,17 @@ export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: R
   const chosen = measured.find((x) => x.samples.length >= min) ?? fallback;
   return chosen && { ...chosen, measuredRuns: measured.length };
 }
+
+type SequentialRecord = { looks?: number; alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number } };
+
+/**
+ * A claim judged from one run's paired samples the way that run's runner judged it: with its two-look
+ * alpha-spending plan (manifest.sequential[study].alpha_spending), else Bonferroni over its `looks` (runs
+ * made before the plan; 1 look for a fixed-n run).
+ */
+export function judgeFromRun(claim: Claim, study: string, run: { sequential?: unknown }, samples: PairedSample[]): ClaimJudgement & { look?: 1 | 2 } {
+  const seq = (run.sequential as Record<string, SequentialRecord> | undefined)?.[study];
+  const sp = seq?.alpha_spending;
+  if (sp) return judgeSequentialClaim(claim, samples, { base: sp.base, max: sp.max, alpha1: sp.alpha1, alpha2: sp.alpha2 });
+  return judgeClaim(claim, samples, { looks: seq?.looks ?? 1 });
+}

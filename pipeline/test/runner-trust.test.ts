@@ -53,6 +53,14 @@ test("sequential: a claim undecided at look 1 gets more paired repetitions of ju
   assert.equal(seq.claims[0].verdict, "reproduces", `decided at look 2: ${seq.stopped}`);
   assert.equal(seq.claims[0].n, 10);
   assert.match(seq.stopped, /reached the maximum of 10 repetitions; look 2 judged the 1 claim\(s\) undecided at look 1/);
+  // `samebox report` judges the claim from this run as the site does: look 2, ten paired repetitions
+  const rep = cli(["report", path.join(data, "runs", "20260101T000000Z-seq-more")], env);
+  assert.equal(rep.code, 0, rep.stderr);
+  assert.match(rep.stdout, /\| fakedb-over-fakedb2 \| ordering \| 1\.25× \| 1\.06× \| 1\.0\d×–1\.1\d× \| reproduces \| 10 \(2\) \|/);
+  assert.match(rep.stdout, /Verdicts: 1 reproduces, 0 does not reproduce, 0 tie, 0 undecided, 0 not measured/);
+  const bad = cli(["report", path.join(data, "runs", "no-such-run")], env);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /no-such-run: no manifest\.json \(give a data\/runs\/<run-id> folder\)/);
   assert.ok(seq.claims[0].lo! > 0);
 });
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeSequentialClaim, regionText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
+import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeFromRun, regionText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
 import claimsSchema from "../../../pipeline/schema/claims.schema.json";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
@@ -129,11 +129,7 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     }
     // Judge as the run's own sequential loop did, so the page's verdict is the one the runner stopped on:
     // its two-look alpha-spending plan; older runs: Bonferroni over `looks` (1 look: a fixed-n run).
-    const seq = chosen.run.sequential?.[study.name];
-    const spending = seq?.alpha_spending;
-    const j = spending
-      ? judgeSequentialClaim(claim, chosen.samples, { base: spending.base, max: spending.max, alpha1: spending.alpha1, alpha2: spending.alpha2 })
-      : judgeClaim(claim, chosen.samples, { looks: seq?.looks ?? 1 });
+    const j = judgeFromRun(claim, study.name, chosen.run, chosen.samples);
     const unit = counted.find((r) => r.run_id === chosen.run.run_id && r.metric === claim.metric)?.unit ?? "";
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     let why = `Run ${chosen.run.run_id}: ${j.why}.`;
