@@ -17,9 +17,9 @@ function med(v: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-/** Best system per workload by median tps (qps for select_random_points) in one run, with the runner-up. */
-export function leaders(runId: string): Array<{ workload: string; best: string; second?: string; ratio?: number }> {
-  const rs = records.filter((r) => r.run_id === runId && r.t === null && (r.workload === "select_random_points" ? r.metric === "qps" : r.metric === "tps"));
+/** Best system per workload by median tps (qps for select_random_points) in one run (of one study, when given), with the runner-up. */
+export function leaders(runId: string, study?: string): Array<{ workload: string; best: string; second?: string; ratio?: number }> {
+  const rs = records.filter((r) => r.run_id === runId && (study === undefined || r.study === study) && r.t === null && (r.workload === "select_random_points" ? r.metric === "qps" : r.metric === "tps"));
   // Cells, as the page ranks them: one per system × variant × concurrency (payments runs two variants of each system).
   const byW = new Map<string, Map<string, { s: string; v: number[] }>>();
   for (const r of rs) {
