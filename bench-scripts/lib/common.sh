@@ -160,9 +160,9 @@ apt_install() {
   require_root
   log "apt-get install ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q >&2
+  apt-get -o DPkg::Lock::Timeout=600 update -q >&2
   # confdef/confold: never stop at a conffile prompt (we edit createcluster.conf, for one).
-  apt-get install -y -q --no-install-recommends \
+  apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >&2
 }
 

@@ -18,7 +18,8 @@
 #             every cell finished before its last sync
 #   replace   SAMEBOX_SHUTDOWN_CMD (gets the minutes), SAMEBOX_UPLOAD_CMD (gets <local path> <uri>;
 #             a folder is synced: only new and changed files), SAMEBOX_POWEROFF_CMD,
-#             SAMEBOX_SKIP_PREREQS=1 (no apt/snap installs)
+#             SAMEBOX_SKIP_PREREQS=1 (no apt/snap installs), SAMEBOX_SYSTEM_ROOT (where the /etc files
+#             of the OS hygiene go; tests)
 # Functions below run from traps, which shellcheck cannot follow.
 # shellcheck disable=SC2317
 set -uo pipefail
@@ -272,17 +273,53 @@ fail() { status=$1; detail=$2; log "$status: $detail"; exit 1; }
   || fail invalid_input "SAMEBOX_RUN_ID '$run_id' is not YYYYMMDDTHHMMSSZ-<lowercase slug>"
 
 # 3. What the box needs before the repository's own scripts take over.
+# Every apt call waits for the dpkg lock (a first-boot apt-daily run holds it) instead of failing
+# at once, before the AWS CLI exists and so before anything could be uploaded.
+apt_lock=(-o DPkg::Lock::Timeout=600)
+etc_root=${SAMEBOX_SYSTEM_ROOT:-} # tests write the /etc files under a folder of their own
+
+quiet_the_os() { # Ubuntu 24.04: nothing upgrades, restarts or polls under the benchmark
+  # apt-daily and unattended-upgrades take the dpkg lock at boot, upgrade libraries under the
+  # running suite and add noise to the measurements.
+  systemctl disable --now apt-daily.timer apt-daily-upgrade.timer unattended-upgrades.service \
+    >>"$status_dir/prereqs.log" 2>&1 || log "could not disable the apt timers (see logs/prereqs.log)"
+  mkdir -p "$etc_root/etc/apt/apt.conf.d" "$etc_root/etc/needrestart/conf.d"
+  # Also read by the install verbs' own apt calls later in the run.
+  printf '%s\n' 'APT::Periodic::Update-Package-Lists "0";' 'APT::Periodic::Unattended-Upgrade "0";' \
+    'DPkg::Lock::Timeout "600";' > "$etc_root/etc/apt/apt.conf.d/99samebox"
+  # needrestart on 24.04 restarts services itself: a library upgrade would restart (stop) the
+  # benchmark's own unit. List only.
+  printf '%s\n' "\$nrconf{restart} = 'l';" > "$etc_root/etc/needrestart/conf.d/99samebox.conf"
+  export NEEDRESTART_MODE=l
+}
+
+install_aws_cli() {
+  command -v aws >/dev/null && return 0
+  # snapd seeds its snaps after boot; an install before that can fail.
+  timeout 600 snap wait system seed.loaded >>"$status_dir/prereqs.log" 2>&1 || log "snap seeding not confirmed within 10 min; trying anyway"
+  snap install aws-cli --classic >>"$status_dir/prereqs.log" 2>&1
+}
+
+install_pgvector() { # the PGDG package of the PostgreSQL major the system's install verb chose
+  [[ ",${SAMEBOX_SYSTEMS:-}," == *,postgresql,* ]] || return 0
+  bash bench-scripts/systems/postgresql/install >>"$status_dir/prereqs.log" 2>&1 || return 1
+  local major
+  major=$(dpkg-query -W -f='${Package}\n' 'postgresql-[0-9]*' 2>/dev/null | sed -n 's/^postgresql-\([0-9][0-9]*\)$/\1/p' | sort -n | tail -n 1)
+  [[ -n "$major" ]] || { log "no postgresql-<major> package installed"; return 1; }
+  log "installing postgresql-$major-pgvector"
+  apt-get "${apt_lock[@]}" install -y -q --no-install-recommends "postgresql-$major-pgvector" >>"$status_dir/prereqs.log" 2>&1
+}
+
 if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
   export DEBIAN_FRONTEND=noninteractive
+  quiet_the_os
   log "installing prerequisites"
   # git/python/node to start; Go (apt's 1.22 switches to GOTOOLCHAIN below), a C toolchain and
   # unzip for the install verbs (bench-scripts/lib/toolchains.sh installs the rest: JDK, Maven, ...).
-  { apt-get update -q && apt-get install -y -q git ca-certificates curl unzip python3 python3-venv nodejs npm \
+  { apt-get "${apt_lock[@]}" update -q && apt-get "${apt_lock[@]}" install -y -q git ca-certificates curl unzip python3 python3-venv nodejs npm \
       golang-go build-essential pkg-config; } >>"$status_dir/prereqs.log" 2>&1 \
     || fail error "apt-get install of prerequisites failed (see logs/prereqs.log)"
-  if ! command -v aws >/dev/null; then
-    snap install aws-cli --classic >>"$status_dir/prereqs.log" 2>&1 || fail error "installing the AWS CLI failed (see logs/prereqs.log)"
-  fi
+  install_aws_cli || fail error "installing the AWS CLI failed (see logs/prereqs.log)"
 fi
 
 # Toolchains, the same way on every box: the Go our tools are built with (the Go module proxy serves
@@ -309,6 +346,11 @@ if [[ -r terraform/allowed.json ]]; then
   python3 terraform/scripts/validate_inputs.py --studies "$SAMEBOX_STUDIES" --systems "$SAMEBOX_SYSTEMS" \
       --profile "$SAMEBOX_PROFILE" >>"$status_dir/validate.log" 2>&1 \
     || fail invalid_input "$(tail -n 1 "$status_dir/validate.log")"
+fi
+
+# pgvector: the PostgreSQL vec_* cells need it, and only the box can install it.
+if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
+  install_pgvector || fail error "installing PostgreSQL with pgvector failed (see logs/prereqs.log)"
 fi
 
 # 5. The benchmark, bounded so that the upload still fits before the timer.

@@ -1,0 +1,74 @@
+"""Ubuntu 24.04 hygiene of the box script and the apt calls the box makes: every apt call waits for
+the dpkg lock, apt timers / unattended upgrades are off, needrestart only lists, pgvector is installed
+for PostgreSQL. The box script runs with apt-get, systemctl, snap and dpkg-query replaced by recorders."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from conftest import REPO
+from test_box_entry import box, run_box  # noqa: F401  (the fixture)
+
+APT_CALL = re.compile(r"\bapt-get\b[^\n]*\b(update|install|upgrade|remove|purge)\b")
+# The apt calls on a box: the box script's own, pipeline/bin/setup's, and every install verb's (lib/common.sh).
+APT_FILES = ["terraform/box/run-on-box.sh", "pipeline/bin/setup", "bench-scripts/lib/common.sh"]
+
+
+@pytest.mark.parametrize("path", APT_FILES)
+def test_every_apt_call_waits_for_the_dpkg_lock(path):
+    # a call, not a message about one: quoted text and comments are left out
+    calls = [line.strip() for line in (REPO / path).read_text().splitlines()
+             if APT_CALL.search(re.sub(r'"[^"]*"', '""', line.split(" #")[0])) and not line.lstrip().startswith("#")]
+    assert calls, f"{path}: no apt-get call found (did the file move?)"
+    missing = [c for c in calls if "Lock::Timeout" not in c and "apt_lock" not in c]
+    assert not missing, f"{path}: apt calls without a dpkg lock timeout: {missing}"
+
+
+RECORDER = '#!/usr/bin/env bash\necho "{name} $*" >> "$FAKE_EVENTS"\n'
+FAKE_DPKG_QUERY = '#!/usr/bin/env bash\necho "dpkg-query $*" >> "$FAKE_EVENTS"\nprintf "postgresql-18\\n"\n'
+FAKE_PG_INSTALL = '#!/usr/bin/env bash\necho "postgresql install" >> "$FAKE_EVENTS"\n'
+
+
+def prereq_box(box, tmp_path):  # noqa: F811
+    """The box with its prerequisites on (fake OS commands first on PATH) and a postgresql install verb."""
+    fakes = tmp_path / "os-bin"
+    fakes.mkdir()
+    for name in ("apt-get", "systemctl", "snap", "aws"):
+        (fakes / name).write_text(RECORDER.format(name=name))
+    (fakes / "dpkg-query").write_text(FAKE_DPKG_QUERY)
+    for tool in fakes.iterdir():
+        tool.chmod(0o755)
+    repo = tmp_path / "origin"
+    (repo / "bench-scripts" / "systems" / "postgresql" / "install").write_text(FAKE_PG_INSTALL)
+    git = ["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "postgresql install"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    return dict(SAMEBOX_SKIP_PREREQS="0", SAMEBOX_SYSTEM_ROOT=str(tmp_path / "root"), SAMEBOX_COMMIT=commit,
+                SAMEBOX_SYSTEMS="postgresql", PATH=f"{fakes}:{box.env['PATH']}")
+
+
+def test_box_quiets_ubuntu_and_installs_pgvector(box, tmp_path):  # noqa: F811
+    result = run_box(box, **prereq_box(box, tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = box.events.read_text().splitlines()
+    assert "systemctl disable --now apt-daily.timer apt-daily-upgrade.timer unattended-upgrades.service" in lines
+    apt = [line for line in lines if line.startswith("apt-get ")]
+    assert apt and all("-o DPkg::Lock::Timeout=600" in line for line in apt), apt
+    assert any(line.endswith("install -y -q --no-install-recommends postgresql-18-pgvector") for line in apt), apt
+    # the install verb (PGDG + the server) before its extension, and both before the suite
+    order = [i for i, line in enumerate(lines) if line == "postgresql install" or "pgvector" in line or line.startswith("main ")]
+    assert [lines[i].split()[0] for i in order] == ["postgresql", "apt-get", "main"], lines
+    root = tmp_path / "root" / "etc"
+    assert "$nrconf{restart} = 'l';" in (root / "needrestart" / "conf.d" / "99samebox.conf").read_text()
+    apt_conf = (root / "apt" / "apt.conf.d" / "99samebox").read_text()
+    assert 'APT::Periodic::Unattended-Upgrade "0";' in apt_conf and 'DPkg::Lock::Timeout "600";' in apt_conf
+
+
+def test_pgvector_is_not_installed_for_other_systems(box, tmp_path):  # noqa: F811
+    result = run_box(box, **dict(prereq_box(box, tmp_path), SAMEBOX_SYSTEMS="sqlite"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = box.events.read_text().splitlines()
+    assert "postgresql install" not in lines and not any("pgvector" in line for line in lines)
