@@ -4,6 +4,8 @@ locals {
     "samebox:run-id"     = var.run_id
     "samebox:expires-at" = var.expires_at
     "samebox:studies"    = join("+", var.studies)
+    # Every box of one dispatch (all its studies and shares): what cancel and collect select by.
+    "samebox:dispatch" = replace(var.run_id, "/-${var.studies[0]}(-[0-9]+of[0-9]+)?$/", "")
   }
   ami_id = var.ami_id != "" ? var.ami_id : data.aws_ami.ubuntu[0].id
 

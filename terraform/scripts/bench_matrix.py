@@ -19,9 +19,13 @@ from pathlib import Path
 RUN_ID = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$")
 
 
+def dispatch_id(estimate: dict, now: datetime) -> str:
+    """<UTC start>-<profile>-<instance type>: every box's samebox:dispatch tag, what cancel terminates by."""
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{estimate['profile']}-{estimate['instance_type'].replace('.', '-')}"
+
+
 def matrix(estimate: dict, now: datetime) -> list[dict]:
-    stamp = now.strftime("%Y%m%dT%H%M%SZ")
-    type_slug = estimate["instance_type"].replace(".", "-")
+    dispatch = dispatch_id(estimate, now)
     entries = []
     for study in estimate["studies"]:
         if not study["fits"]:
@@ -29,7 +33,7 @@ def matrix(estimate: dict, now: datetime) -> list[dict]:
         boxes = study.get("boxes") or [{"workloads": None, "limit_minutes": study["limit_minutes"]}]
         for k, box in enumerate(boxes, start=1):
             suffix = f"-{k}of{len(boxes)}" if len(boxes) > 1 else ""
-            run_id = f"{stamp}-{estimate['profile']}-{type_slug}-{study['study']}{suffix}"
+            run_id = f"{dispatch}-{study['study']}{suffix}"
             if not RUN_ID.match(run_id):
                 raise ValueError(f"run id {run_id!r} is not YYYYMMDDTHHMMSSZ-<lowercase slug>")
             entries.append({"study": study["study"], "systems": ",".join(study["systems"]),
@@ -49,14 +53,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     now = datetime.fromisoformat(args.now.replace("Z", "+00:00")) if args.now else datetime.now(timezone.utc)
     try:
-        entries = matrix(json.loads(args.estimate.read_text(encoding="utf-8")), now)
+        estimate = json.loads(args.estimate.read_text(encoding="utf-8"))
+        entries = matrix(estimate, now)
     except (OSError, ValueError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     line = "matrix=" + json.dumps(entries, separators=(",", ":"))
     if args.github_output:
         with args.github_output.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+            handle.write(f"{line}\ndispatch={dispatch_id(estimate, now)}\n")
     print(line)
     for entry in entries:
         print(f"{entry['study']}: {entry['run_id']}, limit {entry['max_minutes']} min, systems {entry['systems']}", file=sys.stderr)

@@ -5,7 +5,9 @@ Only instances tagged Project=<project> are ever looked at (the IAM role can
 terminate nothing else either). An instance of ours whose expiry tag is missing
 or unreadable counts as expired: no box may be left running.
 With --run-id, every instance of that run is terminated whatever its expiry
-(the bench workflow's always-run cleanup, after terraform destroy).
+(the bench workflow's always-run cleanup, after terraform destroy); with
+--dispatch, every instance of that dispatch (all its studies and shares: what
+cancelling a bench run means).
 Prints a JSON report; exits 0 also when there was nothing to do.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ import boto3
 LIVE_STATES = ["pending", "running", "stopping", "stopped"]
 EXPIRY_TAG = "samebox:expires-at"
 RUN_TAG = "samebox:run-id"
+DISPATCH_TAG = "samebox:dispatch"
 TERMINATE_BATCH = 50  # ids per TerminateInstances call
 
 
@@ -41,13 +44,15 @@ def parse_time(value: str) -> datetime:
     return parsed.astimezone(timezone.utc)
 
 
-def find_instances(ec2, project: str, run_id: str | None) -> list[dict]:
+def find_instances(ec2, project: str, run_id: str | None, dispatch: str | None = None) -> list[dict]:
     filters = [
         {"Name": "tag:Project", "Values": [project]},
         {"Name": "instance-state-name", "Values": LIVE_STATES},
     ]
     if run_id:
         filters.append({"Name": f"tag:{RUN_TAG}", "Values": [run_id]})
+    if dispatch:
+        filters.append({"Name": f"tag:{DISPATCH_TAG}", "Values": [dispatch]})
     found = []
     for page in ec2.get_paginator("describe_instances").paginate(Filters=filters):
         for reservation in page["Reservations"]:
@@ -55,10 +60,13 @@ def find_instances(ec2, project: str, run_id: str | None) -> list[dict]:
     return found
 
 
-def decide(instance: dict, project: str, now: datetime, run_id: str | None) -> tuple[bool, str]:
+def decide(instance: dict, project: str, now: datetime, run_id: str | None,
+           dispatch: str | None = None) -> tuple[bool, str]:
     tags = {tag["Key"]: tag["Value"] for tag in instance.get("Tags", [])}
     if tags.get("Project") != project:  # belt and braces: the filter already did this
         return False, "not ours"
+    if dispatch:
+        return tags.get(DISPATCH_TAG) == dispatch, f"dispatch {dispatch} cancelled"
     if run_id:
         return tags.get(RUN_TAG) == run_id, f"run {run_id} cleanup"
     raw = tags.get(EXPIRY_TAG)
@@ -73,11 +81,12 @@ def decide(instance: dict, project: str, now: datetime, run_id: str | None) -> t
     return False, f"expires at {raw}"
 
 
-def reap(ec2, project: str, now: datetime, run_id: str | None = None, dry_run: bool = False) -> Report:
+def reap(ec2, project: str, now: datetime, run_id: str | None = None, dry_run: bool = False,
+         dispatch: str | None = None) -> Report:
     report = Report(dry_run=dry_run)
     doomed = []
-    for instance in find_instances(ec2, project, run_id):
-        terminate, reason = decide(instance, project, now, run_id)
+    for instance in find_instances(ec2, project, run_id, dispatch):
+        terminate, reason = decide(instance, project, now, run_id, dispatch)
         entry = {
             "instance_id": instance["InstanceId"],
             "state": instance["State"]["Name"],
@@ -97,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--region", required=True)
     parser.add_argument("--project", default="samebox")
-    parser.add_argument("--run-id", help="terminate every instance of this run, expired or not")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--run-id", help="terminate every instance of this run, expired or not")
+    which.add_argument("--dispatch", help="terminate every instance of this dispatch (<UTC start>-<profile>-<type>), expired or not")
     parser.add_argument("--now", help="pretend it is this UTC time (RFC 3339); default: the clock")
     parser.add_argument("--dry-run", action="store_true", help="report, terminate nothing")
     parser.add_argument("--endpoint-url", help="EC2 API endpoint (tests point this at a local emulator)")
@@ -108,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --now {args.now!r} is not an RFC 3339 time with zone, e.g. 2025-01-01T12:00:00Z ({error})", file=sys.stderr)
         return 2
     ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=args.endpoint_url)
-    report = reap(ec2, args.project, now, run_id=args.run_id, dry_run=args.dry_run)
+    report = reap(ec2, args.project, now, run_id=args.run_id, dry_run=args.dry_run, dispatch=args.dispatch)
     print(json.dumps(report.as_dict(), indent=2))
     return 0
 

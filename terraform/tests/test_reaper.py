@@ -106,3 +106,14 @@ def test_bad_now_is_a_one_line_error(moto_endpoint, script_env):
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert "RFC 3339" in result.stderr
+
+
+def test_cancel_terminates_every_box_of_the_dispatch_and_nothing_else(ec2, moto_endpoint, script_env):
+    dispatch = "20300101T110000Z-full-c6a-4xlarge"
+    ours = [launch(ec2, {"Project": "samebox", "samebox:run-id": f"{dispatch}-{rid}", "samebox:dispatch": dispatch,
+                         "samebox:expires-at": FUTURE}) for rid in ("oltp", "analytical-1of11", "analytical-11of11")]
+    other = launch(ec2, {"Project": "samebox", "samebox:run-id": "20300101T100000Z-ci-c6a-4xlarge-oltp",
+                         "samebox:dispatch": "20300101T100000Z-ci-c6a-4xlarge", "samebox:expires-at": FUTURE})
+    report = run_reaper(moto_endpoint, script_env, "--dispatch", dispatch)
+    assert {e["instance_id"] for e in report["terminated"]} == set(ours)
+    assert all(state(ec2, i) == "terminated" for i in ours) and state(ec2, other) == "running"

@@ -188,3 +188,27 @@ def test_a_box_without_done_marker_gets_a_schema_valid_cost(tmp_path):
     assert cost["usd"] is None and "no readable done marker" in cost["reason"]
     # What the synced manifest proves (start to end), a lower bound: never a made-up minimum.
     assert cost["billed_seconds"] == pytest.approx(manifest["duration_s"], abs=1)
+
+
+def bench_jobs():
+    import yaml
+    return yaml.safe_load((REPO / ".github" / "workflows" / "bench.yml").read_text())["jobs"]
+
+
+def test_cancel_terminates_the_dispatch_instead_of_waiting(tmp_path):
+    jobs = bench_jobs()
+    # collect waits on boxes for hours: after a cancel it must not run at all
+    assert "!cancelled()" in jobs["collect"]["if"], jobs["collect"]["if"]
+    cancel = jobs["cancel"]
+    assert cancel["if"].replace(" ", "").startswith("${{cancelled()"), cancel["if"]
+    script = next(s["run"] for s in cancel["steps"] if "run" in s and "reaper.py" in s["run"])
+    assert '--dispatch "$DISPATCH"' in script and cancel["steps"][-1]["env"]["DISPATCH"] == "${{ needs.plan.outputs.dispatch }}"
+    assert jobs["plan"]["outputs"]["dispatch"] == "${{ steps.matrix.outputs.dispatch }}"
+    # the dispatch the plan step outputs is the prefix of every run id of the matrix (the boxes' tag)
+    est = tmp_path / "estimate.json"
+    est.write_text(json.dumps(estimate({"oltp": [None], "analytical": [["a"], ["b"]]})))
+    result = run_script("bench_matrix.py", "--estimate", str(est), "--now", "2030-01-01T12:00:00Z", "--github-output", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    out = dict(line.split("=", 1) for line in (tmp_path / "out").read_text().splitlines())
+    assert out["dispatch"] == "20300101T120000Z-full-c6a-4xlarge"
+    assert all(e["run_id"].startswith(out["dispatch"] + "-") for e in json.loads(out["matrix"]))

@@ -106,6 +106,18 @@ run "user_data_arms_the_timer_first_and_runs_the_box_as_a_unit" {
   }
 }
 
+run "every_box_of_a_dispatch_carries_its_dispatch_tag" {
+  command = plan
+  variables {
+    run_id  = "20300101T120000Z-full-c6a-4xlarge-analytical-10of11"
+    studies = ["analytical"]
+  }
+  assert {
+    condition     = aws_instance.box.tags["samebox:dispatch"] == "20300101T120000Z-full-c6a-4xlarge" && aws_instance.box.volume_tags["samebox:dispatch"] == "20300101T120000Z-full-c6a-4xlarge"
+    error_message = "cancel terminates by the samebox:dispatch tag: the run id without its study and share"
+  }
+}
+
 run "a_share_of_the_workloads_reaches_the_box" {
   command = plan
   variables {
