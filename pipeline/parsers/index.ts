@@ -9,6 +9,7 @@ import * as mcpLoad from "./mcp-load.ts";
 import * as k6 from "./k6.ts";
 import * as reserva from "./reserva.ts";
 import * as mcpServers from "./mcp-servers.ts";
+import * as mcpConformance from "./mcp-conformance.ts";
 
 export interface ParseContext {
   cellDir: string;
@@ -29,6 +30,7 @@ export const parsers: Record<Tool, Parser> = {
   k6: k6.parse,
   reserva: reserva.parse,
   "mcp-servers": mcpServers.parse,
+  "mcp-conformance": mcpConformance.parse,
 };
 
 const isTool = (tool: string): tool is Tool => Object.hasOwn(parsers, tool);

@@ -602,7 +602,7 @@ export interface WorkloadFile {
   /**
    * the parser of the cell's output (pipeline/parsers/index.ts; contracts.test.ts keeps this list equal to the parsers')
    */
-  tool: "sysbench" | "pgbench" | "hyperfine" | "pgwire-tp" | "mcp-load" | "k6" | "reserva" | "mcp-servers";
+  tool: "sysbench" | "pgbench" | "hyperfine" | "pgwire-tp" | "mcp-load" | "k6" | "reserva" | "mcp-servers" | "mcp-conformance";
   /**
    * overrides the profile's concurrency for this workload
    *
