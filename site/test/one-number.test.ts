@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseHTML } from "linkedom";
 import { startPreview, repoRoot, type Preview } from "./harness.ts";
-import { records, studies, median } from "./expectations.ts";
+import { records, studies, median, manifests } from "./expectations.ts";
 import { fmtRatio } from "../../pipeline/lib/verdicts.ts";
 import type { Claim } from "../../pipeline/schema/types.ts";
 
@@ -70,4 +70,33 @@ test("the oltp decision table prints the claim verdict's ratio beside its ratio 
   assert.ok(claims.some((c) => c.id === id), `the row shows claim ${id}, not a read-write tps claim`);
   assert.ok((shown.textContent ?? "").includes(fmtRatio(Number(verdictRatio.get(id)))), `expected the verdict's ${fmtRatio(Number(verdictRatio.get(id)))}: ${shown.textContent}`);
   assert.ok(shown.querySelector('a[href*="reproduce/oltp/"]'), "no link to the reproduce page");
+});
+
+test("a verdict row says when a system's version differs from the seed's", async (t) => {
+  let checked = 0;
+  for (const s of studies) {
+    const claims = claimsOf(s.name);
+    if (!claims.length) continue;
+    const document = await doc(`reproduce/${s.name}/`);
+    for (const tr of document.querySelectorAll("table.verdicts tbody tr")) {
+      const run = manifests.find((m) => m.run_id === tr.getAttribute("data-run"));
+      const claim = claims.find((c) => c.id === tr.getAttribute("data-claim"));
+      if (!run || !claim) continue;
+      for (const system of new Set([claim.a.system, claim.b.system])) {
+        const ours = run.systems[system]?.version;
+        const seed = records.find((r) => r.source === "published" && r.study === s.name && r.system === system && r.system_version)?.system_version;
+        if (!ours || !seed || ours === seed) continue;
+        const note = tr.querySelector(`.version-diff[data-system="${system}"]`)?.textContent ?? "";
+        assert.ok(note.includes(ours) && note.includes(seed), `${s.name} ${claim.id}: ${system} ${ours} here vs ${seed} in the seed, not said beside the verdict`);
+        checked++;
+      }
+    }
+  }
+  if (checked === 0) t.skip("no judged claim compares a system whose version differs from the seed's");
+});
+
+test("the methodology page states how intervals and verdicts are computed, and never that there are none", async () => {
+  const text = ((await doc("methodology/")).querySelector("main")?.textContent ?? "").replace(/\s+/g, " ");
+  assert.doesNotMatch(text, /no (confidence )?intervals yet/i);
+  for (const re of [/Student-t interval of the mean of d/, /paired/i, /Bonferroni/, /Lan and DeMets/, /geometric-mean ratio/]) assert.match(text, re);
 });

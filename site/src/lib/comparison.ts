@@ -3,7 +3,7 @@
 // rank systems by the median over repetitions. Both are right for their purpose but differ, so each
 // page prints the other's figure beside its own, computed from the same run's records here.
 import type { Claim, ClaimSide } from "./verdicts.ts";
-import type { ResultRecord } from "./data.ts";
+import type { ResultRecord, RunManifest } from "./data.ts";
 import { median } from "./stats.ts";
 
 export interface MedianComparison {
@@ -29,4 +29,21 @@ export function medianComparison(claim: Claim, study: string, runId: string, rec
   const mb = median(b.map((r) => r.value));
   if (!(ma > 0 && mb > 0)) return undefined;
   return { ratio: claim.better === "higher" ? ma / mb : mb / ma, a: ma, b: mb, unit: a[0].unit };
+}
+
+export interface VersionDifference {
+  system: string;
+  ours: string;
+  seed: string;
+}
+
+/** The claim's systems whose version in the run differs from the one the seed published (published records' system_version). */
+export function versionDifferences(claim: Claim, study: string, run: RunManifest, records: ResultRecord[]): VersionDifference[] {
+  const out: VersionDifference[] = [];
+  for (const system of new Set([claim.a.system, claim.b.system])) {
+    const ours = run.systems[system]?.version;
+    const seed = records.find((r) => r.source === "published" && r.study === study && r.system === system && r.system_version)?.system_version;
+    if (ours && seed && ours !== seed) out.push({ system, ours, seed });
+  }
+  return out;
 }
