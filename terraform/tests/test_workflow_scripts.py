@@ -212,3 +212,30 @@ def test_cancel_terminates_the_dispatch_instead_of_waiting(tmp_path):
     out = dict(line.split("=", 1) for line in (tmp_path / "out").read_text().splitlines())
     assert out["dispatch"] == "20300101T120000Z-full-c6a-4xlarge"
     assert all(e["run_id"].startswith(out["dispatch"] + "-") for e in json.loads(out["matrix"]))
+
+
+def test_smoke_profile_is_one_box_for_cents_and_the_dispatch_default(tmp_path):
+    if not NODE.exists():
+        pytest.skip(f"no {NODE} (run pipeline/bin/setup node): the estimate needs the pipeline")
+    inputs = yaml_inputs()
+    assert inputs["profile"]["default"] == "smoke" and inputs["budget_usd"]["default"] == "5"
+    est = subprocess.run([str(NODE), "--disable-warning=ExperimentalWarning", str(REPO / "pipeline" / "cli.ts"), "estimate",
+                          "--profile", "smoke", "--instance-type", "c6a.4xlarge", "--region", REGION, "--json"],
+                         capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert est.returncode == 0, est.stderr
+    figures = json.loads(est.stdout)
+    assert figures["total"]["expected_hours"] <= 0.5 and figures["total"]["usd_expected"] <= 0.25, figures["total"]
+    (tmp_path / "estimate.json").write_text(est.stdout)
+    result = run_script("bench_matrix.py", "--estimate", str(tmp_path / "estimate.json"), "--now", "2030-01-01T12:00:00Z")
+    assert result.returncode == 0, result.stderr
+    entries = json.loads(result.stdout.split("=", 1)[1])
+    assert [(e["study"], e["systems"]) for e in entries] == [("oltp", "postgresql")], "one box, one study, one system"
+    assert entries[0]["max_minutes"] <= 60
+    ok = run_script("validate_inputs.py", "--studies", "all", "--systems", "all", "--profile", "smoke",
+                    "--instance-type", "c6a.4xlarge", "--publish", "yes")
+    assert ok.returncode == 0, ok.stderr
+
+
+def yaml_inputs():
+    import yaml
+    return yaml.safe_load((REPO / ".github" / "workflows" / "bench.yml").read_text())[True]["workflow_dispatch"]["inputs"]
