@@ -12,9 +12,10 @@
 system_self_init
 
 # The pin: upstream main on 2026-03-09 (the newest commit in the upstream repository; seed 001
-# names no commit). Changing it rebuilds on the next install.
+# names no commit). Changing it rebuilds on the next install. SAMEBOX_MSKQL_COMMIT builds another
+# commit (build.json, config and version say which one was built).
 MSKQL_UPSTREAM="https://github.com/martinsk/mskql"
-MSKQL_COMMIT="b3661c9814f6fdbf0b7434068028e8b7e8f6fb3c"
+MSKQL_COMMIT="${SAMEBOX_MSKQL_COMMIT:-b3661c9814f6fdbf0b7434068028e8b7e8f6fb3c}"
 MSKQL_SRC="${SAMEBOX_MSKQL_SRC:-}"
 MSKQL_HOME="${SAMEBOX_MSKQL_HOME:-/opt/samebox/mskql}"
 MSKQL_TREE="$MSKQL_HOME/src"

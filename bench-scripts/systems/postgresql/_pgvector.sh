@@ -30,6 +30,7 @@ pgvector_build() {
   [[ -x "$pg_config" ]] || pg_config="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
   [[ -x "$pg_config" ]] || die "pgvector: pg_config for PostgreSQL $PG_MAJOR not found (postgresql-server-dev-$PG_MAJOR)"
   source_checkout pgvector SAMEBOX_PGVECTOR_SRC "${SAMEBOX_PGVECTOR_SRC:-}" "$PGVECTOR_UPSTREAM" "$PGVECTOR_COMMIT" "$PGVECTOR_HOME/src"
+  # shellcheck disable=SC2016  # $(...) here is make's, expanded by make --eval
   flags="PG_CONFIG=$pg_config; CC=$("$pg_config" --cc) $("$pg_config" --cflags) $(make -s -C "$PGVECTOR_HOME/src" --no-print-directory PG_CONFIG="$pg_config" --eval='samebox-print-flags: ; @echo $(PG_CFLAGS)' samebox-print-flags)"
   if pgvector_present && source_stamp_current "$PGVECTOR_STAMP" "$PGVECTOR_COMMIT" "$flags"; then
     log "already built: pgvector $PGVECTOR_TAG ($PGVECTOR_COMMIT) for PostgreSQL $PG_MAJOR; no rebuild"
