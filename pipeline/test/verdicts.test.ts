@@ -218,7 +218,7 @@ test("every committed claim: the seed's own figures lie where the claim holds (k
       n++;
     }
   }
-  assert.equal(n, 29);
+  assert.equal(n, 46);
 });
 
 test("two-look plan: Lan–DeMets Pocock-type spending, alpha(t) = alpha·ln(1 + (e − 1)t); the looks spend alpha in all", () => {
