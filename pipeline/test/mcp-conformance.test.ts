@@ -1,0 +1,129 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { fixtures, repoRoot, tempDir } from "./helpers.ts";
+import { parse, scenarioMetric } from "../parsers/mcp-conformance.ts";
+import { parserFor } from "../parsers/index.ts";
+import { ParseError } from "../lib/errors.ts";
+
+// Issue 22: the official MCP conformance suite (@modelcontextprotocol/conformance) on the servers the
+// MCP studies measure. Fixtures are real cells captured from dev runs of the conformance workload
+// (fixtures/raw/mcp-conformance/<system>/stdout.txt). The end-to-end tests start stub servers in this
+// process and run bench-scripts/studies/mcp-servers/suite-conformance against them.
+
+const raw = path.join(fixtures, "raw", "mcp-conformance");
+const script = path.join(repoRoot, "bench-scripts", "studies", "mcp-servers", "suite-conformance");
+const scenariosFile = path.join(repoRoot, "bench-scripts", "studies", "mcp-servers", "conformance-scenarios.json");
+const suiteBin = path.join(repoRoot, "node_modules", ".bin", "conformance");
+const node = path.join(repoRoot, "node_modules", ".bin", "node");
+const suiteMissing = existsSync(suiteBin) && existsSync(node) ? false : "the suite is not installed (npm ci installs it)";
+const pythonMissing = spawnSync("python3", ["--version"]).status === 0 ? false : "python3 is not available";
+const run = promisify(execFile);
+
+test("parser: every captured cell gives one 0/1 record per scenario, passed and applicable", () => {
+  const cells = readdirSync(raw).filter((d) => existsSync(path.join(raw, d, "stdout.txt")));
+  assert.ok(cells.length >= 2, "at least two captured cells");
+  for (const c of cells) {
+    const stdout = readFileSync(path.join(raw, c, "stdout.txt"), "utf8");
+    const report = JSON.parse(stdout);
+    const ms = parserFor("mcp-conformance")({ cellDir: path.join(raw, c), stdout, workload: {} });
+    for (const s of report.scenarios) {
+      const m = ms.find((x) => x.metric === scenarioMetric(s.scenario));
+      assert.equal(m?.value, s.status === "pass" ? 1 : 0, `${c}: ${s.scenario}`);
+    }
+    assert.equal(ms.find((x) => x.metric === "conformance_passed")?.value, report.scenarios.filter((s: { status: string }) => s.status === "pass").length);
+    assert.equal(ms.find((x) => x.metric === "conformance_applicable")?.value, report.scenarios.length);
+  }
+});
+
+test("parser: a failing captured server (faucet) reports dns-rebinding-protection as 0", () => {
+  const stdout = readFileSync(path.join(raw, "faucet-sqlite", "stdout.txt"), "utf8");
+  const ms = parse({ stdout });
+  assert.equal(ms.find((m) => m.metric === "conformance_dns_rebinding_protection")?.value, 0);
+  assert.equal(ms.find((m) => m.metric === "conformance_server_initialize")?.value, 1);
+});
+
+test("parser: bad reports are rejected with what was wrong", () => {
+  assert.throws(() => parse({ stdout: "no json" }), ParseError);
+  assert.throws(() => parse({ stdout: '{"tool":"k6"}' }), /expected "mcp-conformance"/);
+  assert.throws(() => parse({ stdout: '{"tool":"mcp-conformance","scenarios":[]}' }), /no scenarios/);
+  assert.throws(() => parse({ stdout: '{"tool":"mcp-conformance","scenarios":[{"scenario":"ping","status":"ok"}]}' }), /valid: pass, fail/);
+});
+
+test("applicable + not-applicable scenarios are exactly the pinned suite's server scenarios", { skip: suiteMissing }, () => {
+  const r = spawnSync(node, [suiteBin, "list"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const server = r.stdout.split(/\n\s*\n|Client scenarios/)[0];
+  const listed = [...server.matchAll(/^\s+- ([a-z0-9-]+)/gm)].map((m) => m[1]).sort();
+  const doc = JSON.parse(readFileSync(scenariosFile, "utf8"));
+  const ours = [...doc.applicable.map((a: { scenario: string }) => a.scenario), ...doc.not_applicable.flatMap((n: { scenarios: string[] }) => n.scenarios)].sort();
+  assert.ok(listed.length > 10, `the suite listed its server scenarios: ${listed.length}`);
+  assert.deepEqual(ours, listed);
+  for (const s of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) assert.ok(doc.applicable.some((a: { scenario: string }) => a.scenario === s), s);
+});
+
+// A server that answers every POST with a valid JSON-RPC result whatever its Host/Origin: it speaks
+// the protocol but has no DNS-rebinding protection.
+function openServer(): http.Server {
+  return http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const msg = JSON.parse(body || "{}");
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const result = msg.method === "initialize" ? { protocolVersion: msg.params?.protocolVersion ?? "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "0" } } : {};
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
+    });
+  });
+}
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+async function conformance(url: string, only: string, timeoutS: number) {
+  const r = await run("python3", [script, "--url", url, "--out", tempDir("h22-conf-"), "--only", only, "--timeout-s", String(timeoutS)], { timeout: 120_000 });
+  return JSON.parse(r.stdout);
+}
+
+test("a stub server answering 200 to a foreign Host fails dns-rebinding-protection", { skip: suiteMissing || pythonMissing, timeout: 120_000 }, async () => {
+  const server = openServer();
+  try {
+    const report = await conformance(await listen(server), "dns-rebinding-protection", 30);
+    const s = report.scenarios[0];
+    assert.equal(s.status, "fail");
+    assert.match(s.message, /4xx|got 200/);
+    assert.equal(report.passed, 0);
+    assert.equal(parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_dns_rebinding_protection")?.value, 0);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a hung scenario ends as failed within its bound", { skip: suiteMissing || pythonMissing, timeout: 120_000 }, async () => {
+  const sockets = new Set<import("node:net").Socket>();
+  const server = http.createServer(() => {}); // accepts, never answers
+  server.on("connection", (s) => sockets.add(s));
+  try {
+    const bound = 4;
+    const started = Date.now();
+    const report = await conformance(await listen(server), "ping", bound);
+    const elapsed = (Date.now() - started) / 1000;
+    const s = report.scenarios[0];
+    assert.equal(s.status, "fail");
+    assert.equal(s.timed_out, true);
+    assert.match(s.message, /timed out after 4s/);
+    assert.ok(elapsed < bound + 3 + 10, `ended in ${elapsed.toFixed(1)} s (bound ${bound} s + 3 s kill grace)`);
+  } finally {
+    for (const s of sockets) s.destroy();
+    server.close();
+  }
+});
