@@ -174,6 +174,16 @@ end_started_processes() { # <grace seconds>: TERM each process we started (once)
 # Incremental upload: a background loop syncs the run folder (and the logs) every
 # upload_interval seconds while the suite runs. niced and idle-class I/O so that it
 # takes as little as possible from the cells being measured; each sync is bounded.
+heartbeat() { # <started|progress>: a small marker collect reads to tell a box that never started from a slow one
+  [[ -n "$results_dest" ]] || return 0
+  local cells=0
+  [[ -d "$run_dir/cells" ]] && cells=$(find "$run_dir/cells" -mindepth 1 -maxdepth 1 -type d | wc -l)
+  printf '{"run_id": "%s", "marker": "%s", "started_at": "%s", "at": "%s", "cell_folders": %d}\n' \
+    "$run_id" "$1" "$started_at" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$cells" > "$status_dir/$1.json"
+  timeout --kill-after=10 120 bash -c "$(declare -f upload); upload \"\$@\"" _ "$status_dir/$1.json" "${results_dest}$1.json" \
+    >>"$status_dir/upload.log" 2>&1 || log "could not upload the $1 marker (see logs/upload.log)"
+}
+
 start_uploader() {
   (( upload_interval > 0 )) || return 0
   [[ -n "$results_dest" ]] || { log "no upload destination yet: no uploads until the end"; return 0; }
@@ -201,6 +211,7 @@ start_uploader() {
         fi
       fi
       bounded_upload 300 "$status_dir" "${results_dest}logs/" || true
+      heartbeat progress
     done
   ) &
   uploader_pid=$!
@@ -330,6 +341,8 @@ export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin:$HOME/.cargo/bin"
 
 # Where to upload, worked out now so that a late signal has nothing left to ask AWS.
 resolve_results_dest || log "could not work out the upload destination yet; will retry at the end"
+# Minutes after boot (the prerequisites are installed): the box is alive and can upload.
+heartbeat started
 
 # 4. The exact commit.
 if [[ "${SAMEBOX_SKIP_CLONE:-0}" != 1 ]]; then

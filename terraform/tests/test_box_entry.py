@@ -336,3 +336,20 @@ def test_real_main_ci_profile_end_to_end(box, tmp_path):
     assert manifest["run_id"] == RUN_ID
     assert manifest["machine"]["cloud"]["instance_type"] == "c6a.4xlarge"
     assert (box.uploaded / "run" / "records.jsonl").is_file()
+
+
+def test_heartbeat_started_before_the_suite_and_progress_while_it_runs(box):
+    """collect tells a box that never started (no started.json minutes after launch) from a slow one."""
+    proc = start_box_unit(dict(box.env, FAKE_MAIN_MODE="slow", SAMEBOX_UPLOAD_INTERVAL_SECONDS="1"))
+    progress = box.uploaded / "progress.json"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (progress.is_file() and json.loads(progress.read_text())["cell_folders"] >= 2):
+        time.sleep(0.1)
+    kill_session(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    lines = events(box)
+    started = lines.index("upload s3://results/boxes/AROATEST:i-0abc/started.json")
+    assert started < next(i for i, line in enumerate(lines) if line.startswith("main ")), "started goes up before the suite"
+    marker = json.loads((box.uploaded / "started.json").read_text())
+    assert marker["run_id"] == RUN_ID and marker["marker"] == "started"
+    assert json.loads(progress.read_text())["cell_folders"] >= 2, "progress counts the cells the suite has begun"
