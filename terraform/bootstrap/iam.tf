@@ -116,6 +116,13 @@ data "aws_iam_policy_document" "bench" {
   }
 
   statement {
+    sid = "ReadVcpuQuota"
+    # terraform/scripts/quota_check.py: the planned peak of vCPUs against the account's quota.
+    actions   = ["servicequotas:GetServiceQuota"]
+    resources = ["arn:aws:servicequotas:*:*:ec2/L-1216C47A"]
+  }
+
+  statement {
     sid       = "ReadInstanceAttributes"
     actions   = ["ec2:DescribeInstanceAttribute"]
     resources = ["${local.ec2_arn}:instance/*"]
