@@ -98,7 +98,7 @@ export function runReportMarkdown(r: RunReport): string {
   for (const s of r.studies) {
     out.push(`## ${s.study}: ${(s.cellSeconds / 60).toFixed(1)} min of cells (first to last cell ${(s.spanSeconds / 60).toFixed(1)} min: visits interleave studies); sequential: ${s.sequential}`, "");
     out.push("| claim | kind | seed | ours | interval | verdict | n (look) |", "|---|---|---|---|---|---|---|");
-    for (const c of s.rows) out.push(`| ${c.id} | ${c.kind} | ${fmt(c.seed)} | ${fmt(c.ours)} | ${c.lo !== undefined ? `${fmt(c.lo)}–${fmt(c.hi)}` : "—"} | ${c.verdict} | ${c.n}${c.look ? ` (${c.look})` : ""} |`);
+    for (const c of s.rows) out.push(`| ${c.id} | ${c.kind} | ${fmt(c.seed)} | ${fmt(c.ours)} | ${c.lo !== undefined ? `${fmt(c.lo)}–${fmt(c.hi)}` : "—"} | ${c.verdict} | ${c.n}${c.look && c.n ? ` (${c.look})` : ""} |`);
     out.push("");
   }
   out.push(`Verdicts: ${VERDICTS.map((v) => `${r.counts[v]} ${v}`).join(", ")}; median relative half-width ${r.medianRelHalfWidth !== undefined ? `${(r.medianRelHalfWidth * 100).toFixed(1)} %` : "—"} over ${r.intervals} intervals.`);
