@@ -19,6 +19,7 @@ import type { Cell, NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
 import { defaultOrderSeed, INTERRUPTED_BEFORE, interleave, newRunId, NOT_RUN, planRun, sortByVisits, visitOrder } from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
+import { acquireRunLock } from "./run-lock.ts";
 import { lifecycleKey, newLifecycle, runVisit } from "./visit.ts";
 
 // The plan's pieces are imported from here by the CLI, estimate and tests.
@@ -158,6 +159,15 @@ export async function runSuite(opts: RunOptions & { resume?: string }, log: (s: 
   }
   const runDir = path.join(runsDir(), runId);
   if (existsSync(runDir)) throw new UserError(`run folder ${runDir} already exists; runs are never overwritten (choose another --run-id, or continue it with --resume ${runId})`);
+  const release = acquireRunLock(runId);
+  try {
+    return await startRun(plan, runId, runDir, seed, opts, log);
+  } finally {
+    release();
+  }
+}
+
+async function startRun(plan: Plan, runId: string, runDir: string, seed: number, opts: RunOptions, log: (s: string) => void): Promise<RunResult> {
   const mode = opts.noiseGuard ?? defaultNoiseGuard();
   const beforeRun = await refuseIfBusy(mode, !!opts.allowBusy);
   mkdirSync(runsDir(), { recursive: true });
@@ -194,6 +204,15 @@ async function resumeRun(runId: string, opts: RunOptions, log: (s: string) => vo
   if (m.status === "complete") throw new UserError(`run ${runId} is complete; nothing to resume (a new run needs a new run id)`);
   const dead = deadRunnerReason(m);
   if (m.status === "running" && !dead) throw new UserError(`run ${runId} is still being written by pid ${m.runner?.pid} on ${m.runner?.host}; stop that runner first`);
+  const release = acquireRunLock(runId);
+  try {
+    return await continueRun(runId, runDir, m, dead, opts, log);
+  } finally {
+    release();
+  }
+}
+
+async function continueRun(runId: string, runDir: string, m: ReturnType<typeof ManifestWriter.read>, dead: string | null, opts: RunOptions, log: (s: string) => void): Promise<RunResult> {
   const po = m.plan_options;
   if (!po?.profile) throw new UserError(`run ${runId} does not record the options it was planned with (made before --resume existed); it cannot be continued`);
   const opt = { profile: po.profile, studies: po.studies, systems: po.systems, workloads: po.workloads, repetitions: po.repetitions, noSequential: po.no_sequential };

@@ -155,3 +155,26 @@ test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume e
   assert.equal(again.code, 2);
   assert.match(again.stderr, /is complete; nothing to resume/);
 });
+
+test("one run at a time per state folder: a second run beside a live one is refused; a dead runner's lock is taken over", { timeout: 180_000 }, async () => {
+  const { data, env } = toyEnv();
+  const lock = path.join(env.SAMEBOX_STATE, "runner.lock");
+  const child = spawn(nodeBin, ["--disable-warning=ExperimentalWarning", path.join(repoRoot, "pipeline", "cli.ts"), "run", "--profile", profile("lock", ["nap"], 3), "--run-id", "20260101T000000Z-lock-first"], {
+    env: { ...process.env, CI: "1", ...env }, stdio: "ignore", detached: true,
+  });
+  const ended = new Promise((res) => child.once("exit", res));
+  const mfile = path.join(data, "runs", "20260101T000000Z-lock-first", "manifest.json");
+  for (let i = 0; i < 600 && !existsSync(mfile); i++) await new Promise((res) => setTimeout(res, 100));
+  assert.ok(existsSync(lock), "the live run holds the lock");
+  const second = cli(["run", "--profile", profile("lock2", ["nap"], 1), "--run-id", "20260101T000000Z-lock-second"], env);
+  assert.equal(second.code, 2);
+  assert.match(second.stderr, /another samebox run \(20260101T000000Z-lock-first, pid \d+, since .*\) is using SAMEBOX_STATE=.*give this run its own SAMEBOX_STATE/);
+  assert.ok(!existsSync(path.join(data, "runs", "20260101T000000Z-lock-second")), "the refused run wrote nothing");
+  await ended;
+  assert.ok(!existsSync(lock), "the lock is released when the run ends");
+  // a lock left by a runner that died (a pid that is not running) does not block the next run
+  writeFileSync(lock, JSON.stringify({ run_id: "20260101T000000Z-dead", started_at: "2026-01-01T00:00:00Z", runner: { pid: 2 ** 22 + 1, host: (await import("node:os")).hostname(), boot_id: "" } }));
+  const third = cli(["run", "--profile", profile("lock3", ["nap"], 1), "--run-id", "20260101T000000Z-lock-third"], env);
+  assert.equal(third.code, 0, third.stderr);
+  assert.ok(!existsSync(lock));
+});
