@@ -239,3 +239,18 @@ def test_smoke_profile_is_one_box_for_cents_and_the_dispatch_default(tmp_path):
 def yaml_inputs():
     import yaml
     return yaml.safe_load((REPO / ".github" / "workflows" / "bench.yml").read_text())[True]["workflow_dispatch"]["inputs"]
+
+
+def test_preflight_runs_first_and_alone_when_asked():
+    jobs = bench_jobs()
+    names = [s.get("name", s.get("uses", "")) for s in jobs["plan"]["steps"]]
+    preflight = next(i for i, n in enumerate(names) if n.startswith("Preflight"))
+    assert preflight > names.index("One box per study"), "the preflight checks the planned peak"
+    script = jobs["plan"]["steps"][preflight]["run"]
+    assert "terraform/scripts/preflight.py" in script and '--boxes "$boxes"' in script
+    assert jobs["plan"]["outputs"]["launch"] == "${{ inputs.preflight_only != 'yes' }}"
+    # nothing after the plan launches, waits, cleans or publishes when only the preflight was asked for
+    for name, job in jobs.items():
+        if name != "plan":
+            assert "needs.plan.outputs.launch == 'true'" in job["if"], (name, job.get("if"))
+    assert yaml_inputs()["preflight_only"]["default"] == "no"

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The $0 preflight of a dispatch against the real account: every check costs nothing and leaves
+nothing behind. Identity (the assumed role), both buckets reachable, the Ubuntu image terraform/run
+would boot, `ec2 run-instances --dry-run` with the launch parameters terraform/run uses (so the IAM
+launch conditions are exercised), the vCPU quota against the planned peak, and the repository
+clonable anonymously (as the box clones it). Prints one JSON line per check; exit 1 when any
+failed, naming it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+import boto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+import quota_check
+
+UBUNTU_OWNER = "099720109477"
+UBUNTU_NAME = "ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-amd64-server-*"
+
+
+def newest_ubuntu(ec2) -> str:
+    images = ec2.describe_images(Owners=[UBUNTU_OWNER], Filters=[
+        {"Name": "name", "Values": [UBUNTU_NAME]}, {"Name": "architecture", "Values": ["x86_64"]},
+        {"Name": "virtualization-type", "Values": ["hvm"]}])["Images"]
+    if not images:
+        raise RuntimeError(f"no image named {UBUNTU_NAME} from {UBUNTU_OWNER} in this region")
+    return max(images, key=lambda image: image["CreationDate"])["ImageId"]
+
+
+def launch_dry_run(ec2, args, ami: str) -> str:
+    """The launch terraform/run makes (tags, IMDSv2, encrypted gp3, terminate on shutdown), with DryRun."""
+    expires = (datetime.now(timezone.utc) + timedelta(minutes=60)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    tags = [{"Key": "Project", "Value": "samebox"}, {"Key": "samebox:run-id", "Value": args.run_id},
+            {"Key": "samebox:expires-at", "Value": expires}, {"Key": "samebox:dispatch", "Value": args.run_id}]
+    spec = dict(DryRun=True, MinCount=1, MaxCount=1, ImageId=ami, InstanceType=args.instance_type,
+                IamInstanceProfile={"Name": args.box_profile}, InstanceInitiatedShutdownBehavior="terminate",
+                MetadataOptions={"HttpEndpoint": "enabled", "HttpTokens": "required", "HttpPutResponseHopLimit": 1},
+                BlockDeviceMappings=[{"DeviceName": "/dev/sda1", "Ebs": {"VolumeType": "gp3", "VolumeSize": args.root_volume_gb,
+                                                                          "Encrypted": True, "DeleteOnTermination": True}}],
+                NetworkInterfaces=[{"DeviceIndex": 0, "AssociatePublicIpAddress": True, "Groups": [args.security_group],
+                                    **({"SubnetId": args.subnet} if args.subnet else {})}],
+                TagSpecifications=[{"ResourceType": kind, "Tags": tags} for kind in ("instance", "volume")])
+    try:
+        ec2.run_instances(**spec)
+    except ClientError as error:
+        if error.response["Error"]["Code"] == "DryRunOperation":
+            return f"would launch {args.instance_type} from {ami}"
+        raise
+    raise RuntimeError("run-instances without an error under DryRun: an instance may have been launched")
+
+
+def clone_check(url: str) -> str:
+    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="/bin/false")
+    result = subprocess.run(["git", "ls-remote", url, "HEAD"], capture_output=True, text=True, timeout=60, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"git ls-remote {url} failed without credentials (a private repository needs the private-repo path): {result.stderr.strip()[-200:]}")
+    return f"HEAD {result.stdout.split()[0][:12]} readable anonymously"
+
+
+def run_checks(args, client: Callable[[str], object]) -> list[dict]:
+    ec2 = client("ec2")
+    state = {"ami": args.ami_id}
+
+    def ami() -> str:
+        state["ami"] = state["ami"] or newest_ubuntu(ec2)
+        return state["ami"]
+
+    def quota() -> str:
+        report = quota_check.check(ec2, client("service-quotas"), args.instance_type, args.boxes, args.max_boxes)
+        if not report["fits"]:
+            raise RuntimeError(f"{report['peak_vcpus']} vCPUs at once, quota {report['quota_vcpus']:.0f}")
+        return f"{report['peak_vcpus']} vCPUs at once within the quota of {report['quota_vcpus']:.0f}"
+
+    def listable(bucket: str, prefix: str) -> str:
+        # The prefix the bench role may list (results: boxes/; state: runs/), not the whole bucket.
+        client("s3").list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=1)
+        return f"s3://{bucket}/{prefix} listable"
+
+    checks = [("identity", lambda: client("sts").get_caller_identity()["Arn"]),
+              ("results bucket", lambda: listable(args.results_bucket, "boxes/")),
+              ("state bucket", lambda: listable(args.state_bucket, "runs/")),
+              ("image", ami), ("launch dry run", lambda: launch_dry_run(ec2, args, ami())), ("vcpu quota", quota),
+              ("anonymous clone", lambda: clone_check(args.repository_url))]
+    results = []
+    for name, run in checks:
+        try:
+            results.append({"check": name, "ok": True, "detail": str(run())})
+        except (ClientError, BotoCoreError, RuntimeError, subprocess.SubprocessError, OSError) as error:
+            results.append({"check": name, "ok": False, "detail": str(error)})
+    return results
+
+
+def main(argv: list[str] | None = None, client: Callable[[str], object] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name in ("region", "instance-type", "results-bucket", "state-bucket", "box-profile", "security-group", "repository-url"):
+        parser.add_argument(f"--{name}", required=True)
+    parser.add_argument("--subnet", default="")
+    parser.add_argument("--ami-id", default="", help="skip the image lookup (terraform/run's ami_id)")
+    parser.add_argument("--run-id", default="20000101T000000Z-preflight", help="the tag value of the dry-run launch")
+    parser.add_argument("--root-volume-gb", type=int, default=200)  # terraform/run root_volume_gb
+    parser.add_argument("--boxes", type=int, default=1)
+    parser.add_argument("--max-boxes", type=int, default=3)
+    parser.add_argument("--endpoint-url", help="AWS endpoint for every client but service-quotas (tests: moto)")
+    args = parser.parse_args(argv)
+    client = client or (lambda service: boto3.client(service, region_name=args.region, endpoint_url=args.endpoint_url))
+    results = run_checks(args, client)
+    for result in results:
+        print(json.dumps(result))
+    failed = [r["check"] for r in results if not r["ok"]]
+    if failed:
+        print(f"error: preflight failed: {', '.join(failed)} (details above); nothing was launched", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
