@@ -15,7 +15,7 @@ for id in ${INSTANCE_IDS:-}; do ids+=(--instance-id "$id"); done
 code=0
 # shellcheck disable=SC2086
 python3 "$(dirname "$0")/wait_for_done.py" --uri "$RESULTS_PREFIX" --region "$AWS_REGION" "${ids[@]}" \
-  --timeout-minutes "$(( MAX_MINUTES + 15 ))" --interval-seconds 60 ${SAMEBOX_WAIT_ARGS:-} > "$dest/done.json" || code=$?
+  --timeout-minutes "$(( MAX_MINUTES + 15 ))" --interval-seconds 60 --started-within-minutes 15 ${SAMEBOX_WAIT_ARGS:-} > "$dest/done.json" || code=$?
 if (( code != 0 )); then
   rm -f "$dest/done.json"
   echo "::warning::$RUN_ID: no done marker (wait_for_done exit $code); downloading whatever the box synced"

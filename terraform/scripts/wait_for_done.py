@@ -7,6 +7,8 @@ no point waiting for a machine that can no longer write.
 Exit 0: marker found, its JSON printed (its "status" may still say the run
 failed). Exit 3: no marker within the bound. Exit 4: the instances are gone
 and no marker came. Exit 5: the API failed MAX_CONSECUTIVE_ERRORS polls in a row.
+Exit 6 (with --started-within-minutes): neither the box's heartbeat (started.json) nor its done
+marker appeared that long after the launch: a box that never started fails in minutes, not hours.
 AccessDenied on the marker counts as "not written yet" (see NOT_YET_CODES).
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from datetime import datetime, timezone
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
@@ -46,14 +49,27 @@ def instances_gone(ec2, instance_ids: list[str]) -> bool:
     return bool(states) and all(state in GONE_STATES for state in states)
 
 
+def seconds_since_launch(ec2, instance_ids: list[str]) -> float:
+    """How long ago the earliest watched instance was launched (0 when unknown)."""
+    if ec2 is None or not instance_ids:
+        return 0.0
+    reservations = ec2.describe_instances(InstanceIds=instance_ids)["Reservations"]
+    launched = [i["LaunchTime"] for r in reservations for i in r["Instances"] if i.get("LaunchTime")]
+    return max((datetime.now(timezone.utc) - min(launched)).total_seconds(), 0.0) if launched else 0.0
+
+
 def wait(s3, ec2, bucket: str, key: str, instance_ids: list[str], timeout_s: float,
-         interval_s: float, grace_s: float, clock=time.monotonic, sleep=time.sleep) -> tuple[int, dict | None]:
+         interval_s: float, grace_s: float, clock=time.monotonic, sleep=time.sleep,
+         started_key: str | None = None, started_within_s: float | None = None) -> tuple[int, dict | None]:
     deadline = clock() + timeout_s
+    started_deadline = clock() + started_within_s if started_key and started_within_s is not None else None
     gone_since = None
     errors = 0
     while True:
         try:
             marker = read_marker(s3, bucket, key)
+            if marker is None and started_deadline is not None and read_marker(s3, bucket, started_key) is not None:
+                started_deadline = None  # the box is alive: from now on only the done marker counts
             gone = ec2 is not None and instances_gone(ec2, instance_ids)
             errors = 0
         except (ClientError, BotoCoreError) as error:  # transient: throttled, 5xx, connection reset
@@ -65,6 +81,8 @@ def wait(s3, ec2, bucket: str, key: str, instance_ids: list[str], timeout_s: flo
         if marker is not None:
             return 0, marker
         now = clock()
+        if started_deadline is not None and now >= started_deadline:
+            return 6, None
         if gone:
             gone_since = gone_since if gone_since is not None else now
             if now - gone_since >= grace_s:
@@ -82,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout-minutes", type=float, required=True)
     parser.add_argument("--interval-seconds", type=float, default=60)
     parser.add_argument("--grace-seconds", type=float, default=180, help="after the instances are gone")
+    parser.add_argument("--started-within-minutes", type=float,
+                        help="fail (exit 6) when the box's started.json has not appeared this long after its launch")
     parser.add_argument("--endpoint-url", help="S3/EC2 endpoint (tests use a local emulator)")
     args = parser.parse_args(argv)
     if not args.uri.startswith("s3://") or "/" not in args.uri[5:]:
@@ -91,12 +111,19 @@ def main(argv: list[str] | None = None) -> int:
     key = (prefix.rstrip("/") + "/done.json") if prefix else "done.json"
     s3 = boto3.client("s3", region_name=args.region, endpoint_url=args.endpoint_url)
     ec2 = boto3.client("ec2", region_name=args.region, endpoint_url=args.endpoint_url) if args.instance_id else None
+    started_key = key[: -len("done.json")] + "started.json"
+    started_within_s = None
+    if args.started_within_minutes is not None:
+        started_within_s = args.started_within_minutes * 60 - seconds_since_launch(ec2, args.instance_id)
     code, marker = wait(s3, ec2, bucket, key, args.instance_id, args.timeout_minutes * 60,
-                        args.interval_seconds, args.grace_seconds)
+                        args.interval_seconds, args.grace_seconds, started_key=started_key, started_within_s=started_within_s)
     if code == 0:
         print(json.dumps(marker, indent=2))
     elif code == 3:
         print(f"error: no s3://{bucket}/{key} within {args.timeout_minutes:g} minutes", file=sys.stderr)
+    elif code == 6:
+        print(f"error: the box never started: no s3://{bucket}/{started_key} {args.started_within_minutes:g} minutes after its launch "
+              "(see the instance's system log in the EC2 console)", file=sys.stderr)
     elif code == 5:
         print(f"error: s3://{bucket}/{key}: {MAX_CONSECUTIVE_ERRORS} polls in a row failed (see the warnings above)", file=sys.stderr)
     else:

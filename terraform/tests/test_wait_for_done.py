@@ -130,3 +130,24 @@ def test_access_denied_until_the_bound_times_out_cleanly():
     s3 = stubbed_s3([("error", "AccessDenied", 403)] * 11)
     clock, sleep = fake_clock()
     assert wait_for_done.wait(s3, None, "b", "k", [], 600, 60, 180, clock=clock, sleep=sleep) == (3, None)
+
+
+def test_a_box_that_never_started_fails_in_minutes_not_hours(s3, ec2, moto_endpoint, script_env):
+    """No started.json that long after the launch: exit 6 at once (the box launched > 0.01 min ago),
+    long before the 600-min bound."""
+    bucket = make_bucket(s3, "results-never-started")
+    image = ec2.describe_images()["Images"][0]["ImageId"]
+    instance = ec2.run_instances(MinCount=1, MaxCount=1, ImageId=image, InstanceType="c6a.4xlarge")["Instances"][0]["InstanceId"]
+    time.sleep(1)
+    started = time.monotonic()
+    result = wait_cli(moto_endpoint, script_env, bucket, "--timeout-minutes", "600", "--instance-id", instance,
+                      "--started-within-minutes", "0.01")
+    assert result.returncode == 6, result.stderr
+    assert "never started" in result.stderr and time.monotonic() - started < 30
+
+
+def test_a_started_box_is_waited_for_past_the_heartbeat_bound(s3, moto_endpoint, script_env):
+    bucket = make_bucket(s3, "results-started")
+    s3.put_object(Bucket=bucket, Key=PREFIX + "started.json", Body=b'{"marker": "started"}')
+    result = wait_cli(moto_endpoint, script_env, bucket, "--timeout-minutes", "0.03", "--started-within-minutes", "0.005")
+    assert result.returncode == 3, "alive: the wait runs to its own bound, not the heartbeat's"
