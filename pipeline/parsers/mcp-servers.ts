@@ -99,11 +99,10 @@ function averagedPercentile(tools: ToolPart[], key: "p95" | "p99"): number | nul
   return n > 0 ? sum / n : null;
 }
 
-export function parseCell(stdout: string, cellDir?: string): Measurement[] {
-  const r = report(parseJson(stdout, "mcp-servers cell output"));
-  const out: Measurement[] = [];
-  const add = (metric: string, value: number, unit: Unit) => out.push({ metric, value: round(value), unit, t: null });
+type Add = (metric: string, value: number, unit: Unit) => void;
 
+/** Throughput, calls, errors by class, latency percentiles (all and per tool) and the seed's averaged percentiles. */
+function addLoad(r: Report, add: Add): void {
   add("throughput", r.throughput_per_s, "calls/s");
   add("calls", r.calls, "count");
   add("errors", r.errors.total, "count");
@@ -121,9 +120,13 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
     const v = averagedPercentile(r.tools!, key);
     if (v !== null) add(`seed_averaged_${key}`, v, "ms");
   }
+}
+
+/** The warm-up, the seed's way of counting (whole run), k6's own figures and the open loop's offered rate and drops. */
+function addToolFigures(r: Report, add: Add): void {
   // The steady-state warm-up this cell took (mcp-load's own, or the mcp-load pre-warm before k6).
   // (mcp-load only: k6-seed003's own warmup_s is the seed's K6_WARMUP_S exclusion, not a warm-up
-  // until steady; seed_k6 cells take theirs from the pre-warm's warmup.json below.)
+  // until steady; seed_k6 cells take theirs from the pre-warm's warmup.json.)
   if (r.tool === "mcp-load" && isNum(r.warmup_s)) add("warmup_s", r.warmup_s, "s");
   if (r.tool === "mcp-load" && typeof r.steady === "boolean") add("steady", r.steady ? 1 : 0, "count");
   // The seed's way of counting: everything over the whole run, warm-up and ramps included.
@@ -140,39 +143,35 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
     add("dropped", r.open_loop.dropped, "count");
     add("open_loop_late", r.open_loop.late, "count");
   }
+}
 
-  if (!cellDir) return out;
-  // seed_k6: k6's own report has no warm-up; the run verb pre-warms with mcp-load until steady
-  // and leaves warmup.json (lib/steady.sh's format).
-  if (r.tool === "k6-seed003") out.push(...warmupFromCell(cellDir));
+/** measure.py's resources.json: CPU per 1,000 calls of each process group, the load generator's share, the server's memory. */
+function addResources(r: Report, cellDir: string, add: Add): void {
   const resFile = path.join(cellDir, "resources.json");
-  if (existsSync(resFile)) {
-    const res = parseJson(readFileSync(resFile, "utf8"), "resources.json") as Resources;
-    if (!res.error && res.window && isNum(res.window.seconds) && res.window.seconds > 0) {
-      // Per call sent: dropped open-loop arrivals are in calls (as errors) but cost no CPU.
-      const sent = r.calls - (isNum(r.open_loop?.dropped) ? r.open_loop.dropped : 0);
-      const perK = (cpu: number | undefined) => (isNum(cpu) && sent > 0 ? (cpu / sent) * 1000 : null);
-      const parts: [string, number | undefined][] = [
-        ["server", res.server?.cpu_s],
-        ["redis", res.redis?.cpu_s],
-        ["api", res.api_service?.cpu_s],
-        ["loadgen", res.loadgen?.cpu_s],
-      ];
-      for (const [name, cpu] of parts) {
-        const v = perK(cpu);
-        if (v !== null) add(`${name}_cpu_per_1k_calls`, v, "s");
-      }
-      // No server_cpu_util here (issue 18): the server's CPU utilisation is the runner's cpu_util, which
-      // now covers the same measured window (mcp-load --mark-dir, measure.py --k6-window touch the
-      // markers); two figures of one quantity were published before (0.48-1.18x apart: the runner's
-      // covered the whole cell). measure.py's server CPU stays as CPU per 1,000 calls.
-      if (isNum(res.loadgen?.cpu_s)) add("loadgen_cpu_util", (100 * res.loadgen.cpu_s) / res.window.seconds, "%");
-      if (isNum(res.loadgen?.cpu_s) && sent > 0) add("loadgen_cpu_per_call", (res.loadgen.cpu_s / sent) * 1e6, "us");
-      if (isNum(res.server?.rss_avg_mib)) add("server_rss_avg", res.server.rss_avg_mib, "MiB");
-      if (isNum(res.server?.rss_peak_mib)) add("server_rss_peak", res.server.rss_peak_mib, "MiB");
-      if (isNum(res.server?.processes)) add("server_processes", res.server.processes, "count");
-    }
+  if (!existsSync(resFile)) return;
+  const res = parseJson(readFileSync(resFile, "utf8"), "resources.json") as Resources;
+  if (res.error || !res.window || !isNum(res.window.seconds) || res.window.seconds <= 0) return;
+  // Per call sent: dropped open-loop arrivals are in calls (as errors) but cost no CPU.
+  const sent = r.calls - (isNum(r.open_loop?.dropped) ? r.open_loop.dropped : 0);
+  const perK = (cpu: number | undefined) => (isNum(cpu) && sent > 0 ? (cpu / sent) * 1000 : null);
+  const parts: [string, number | undefined][] = [["server", res.server?.cpu_s], ["redis", res.redis?.cpu_s], ["api", res.api_service?.cpu_s], ["loadgen", res.loadgen?.cpu_s]];
+  for (const [name, cpu] of parts) {
+    const v = perK(cpu);
+    if (v !== null) add(`${name}_cpu_per_1k_calls`, v, "s");
   }
+  // No server_cpu_util here (issue 18): the server's CPU utilisation is the runner's cpu_util, which
+  // now covers the same measured window (mcp-load --mark-dir, measure.py --k6-window touch the
+  // markers); two figures of one quantity were published before (0.48-1.18x apart: the runner's
+  // covered the whole cell). measure.py's server CPU stays as CPU per 1,000 calls.
+  if (isNum(res.loadgen?.cpu_s)) add("loadgen_cpu_util", (100 * res.loadgen.cpu_s) / res.window.seconds, "%");
+  if (isNum(res.loadgen?.cpu_s) && sent > 0) add("loadgen_cpu_per_call", (res.loadgen.cpu_s / sent) * 1e6, "us");
+  if (isNum(res.server?.rss_avg_mib)) add("server_rss_avg", res.server.rss_avg_mib, "MiB");
+  if (isNum(res.server?.rss_peak_mib)) add("server_rss_peak", res.server.rss_peak_mib, "MiB");
+  if (isNum(res.server?.processes)) add("server_processes", res.server.processes, "count");
+}
+
+/** The open loop's rate fraction and whether the server survived the run (faults.json). */
+function addCellFiles(cellDir: string, add: Add): void {
   const rateFile = path.join(cellDir, "open-loop-rate.json");
   if (existsSync(rateFile)) {
     const o = parseJson(readFileSync(rateFile, "utf8"), "open-loop-rate.json") as { fraction?: number; closed_loop_peak?: number };
@@ -183,6 +182,20 @@ export function parseCell(stdout: string, cellDir?: string): Measurement[] {
     const f = parseJson(readFileSync(faultsFile, "utf8"), "faults.json") as Record<string, unknown>;
     if (f.server_alive_after_run === false) add("server_crashed", 1, "count");
   }
+}
+
+export function parseCell(stdout: string, cellDir?: string): Measurement[] {
+  const r = report(parseJson(stdout, "mcp-servers cell output"));
+  const out: Measurement[] = [];
+  const add: Add = (metric, value, unit) => out.push({ metric, value: round(value), unit, t: null });
+  addLoad(r, add);
+  addToolFigures(r, add);
+  if (!cellDir) return out;
+  // seed_k6: k6's own report has no warm-up; the run verb pre-warms with mcp-load until steady
+  // and leaves warmup.json (lib/steady.sh's format).
+  if (r.tool === "k6-seed003") out.push(...warmupFromCell(cellDir));
+  addResources(r, cellDir, add);
+  addCellFiles(cellDir, add);
   return out;
 }
 

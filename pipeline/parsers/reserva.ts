@@ -41,7 +41,10 @@ function numbers(v: unknown, where: string): number[] {
 const metricName = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "_");
 const round = (v: number, digits = 3) => Math.round(v * 10 ** digits) / 10 ** digits;
 
-export function parseReserva(text: string): Measurement[] {
+const W = "reserva output";
+
+/** The report as an object, after its invariant check (a violated invariant fails the cell). */
+function readReport(text: string): Obj {
   let doc: Obj;
   try {
     doc = JSON.parse(text) as Obj;
@@ -49,21 +52,17 @@ export function parseReserva(text: string): Measurement[] {
     throw new ParseError(`reserva output is not JSON: ${(e as Error).message}`);
   }
   if (doc === null || typeof doc !== "object" || doc.tool !== "reserva") throw new ParseError('reserva output: expected a JSON object with tool "reserva"');
-  const W = "reserva output";
   const inv = obj(doc, "invariants", W);
   if (inv.ok !== true) {
     const v = Array.isArray(inv.violations) ? (inv.violations as string[]).join("; ") : "no detail";
     throw new ParseError(`reserva output: invariant violated: ${v}`);
   }
-  const transfers = num(doc, "transfers", W);
-  const out: Measurement[] = [
-    { metric: "tps", value: round(num(doc, "transfers_per_s", W)), unit: "tx/s" },
-    { metric: "actions_per_s", value: round(num(doc, "actions_per_s", W)), unit: "tx/s" },
-    { metric: "transfers", value: transfers, unit: "count" },
-    { metric: "deletes", value: num(doc, "deletes", W), unit: "count" },
-    { metric: "invariant_violations", value: 0, unit: "count" },
-  ];
+  return doc;
+}
 
+/** Latency of a whole transfer, of each round trip and of deletes: only percentiles with enough observations. */
+function latencyMeasurements(doc: Obj, transfers: number): Measurement[] {
+  const out: Measurement[] = [];
   const lat = obj(doc, "latency_ms", W);
   const summary = (key: string) => obj(lat, key, `${W} latency_ms`);
   // A percentile needs at least 10/(1-p) observations in its histogram (percentiles.ts); the
@@ -84,50 +83,52 @@ export function parseReserva(text: string): Measurement[] {
   if (dels > 0) {
     for (const p of ["p50", "p99", "max"]) if (publishable(p, dels)) out.push({ metric: `delete_${p}`, value: num(del, p, "latency_ms.delete"), unit: "ms" });
   }
-  // The steady-state warm-up this cell took (reserva -warmup-max) and whether it got there.
-  out.push(...warmupMeasurements(doc));
+  return out;
+}
 
-  const errors = obj(doc, "errors", W);
-  const rejects = obj(doc, "rejects", W);
+/** Errors and application rejects by class, and their totals. */
+function errorMeasurements(doc: Obj): Measurement[] {
+  const out: Measurement[] = [];
   let errTotal = 0;
   let rejTotal = 0;
-  for (const [cls, n] of Object.entries(errors)) {
+  for (const [cls, n] of Object.entries(obj(doc, "errors", W))) {
     if (typeof n !== "number") throw new ParseError(`${W}: errors.${cls} is not a number`);
     errTotal += n;
     out.push({ metric: `error_${metricName(cls)}`, value: n, unit: "count" });
   }
-  for (const [cls, n] of Object.entries(rejects)) {
+  for (const [cls, n] of Object.entries(obj(doc, "rejects", W))) {
     if (typeof n !== "number") throw new ParseError(`${W}: rejects.${cls} is not a number`);
     rejTotal += n;
     out.push({ metric: metricName(cls).startsWith("reject_") ? metricName(cls) : `reject_${metricName(cls)}`, value: n, unit: "count" });
   }
   out.push({ metric: "errors", value: errTotal, unit: "count" }, { metric: "rejects", value: rejTotal, unit: "count" });
+  return out;
+}
 
-  // Per-second series: index i is second i of the loop; the first warmup_s are the warm-up.
+/** Per-second series (index i is second i of the loop; the first warmup_s are the warm-up, t <= 0) and the seed's per-minute table counts. */
+function seriesMeasurements(doc: Obj): Measurement[] {
+  const out: Measurement[] = [];
   const series = obj(doc, "series", W);
   const warm = num(series, "warmup_s", `${W} series`);
-  numbers(series.transfers, `${W} series.transfers`).forEach((n, i) => {
-    out.push({ metric: "tps_series", value: n, unit: "tx/s", t: i - warm + 1 });
-  });
+  const transfers = numbers(series.transfers, `${W} series.transfers`);
+  transfers.forEach((n, i) => out.push({ metric: "tps_series", value: n, unit: "tx/s", t: i - warm + 1 }));
   const errSeries = obj(series, "errors", `${W} series`);
   const errorClasses = Object.keys(errSeries).filter((c) => !c.startsWith("reject_"));
   if (errorClasses.length) {
-    const len = numbers(series.transfers, `${W} series.transfers`).length;
-    const sums = new Array<number>(len).fill(0);
-    for (const c of errorClasses) numbers(errSeries[c], `${W} series.errors.${c}`).forEach((n, i) => { if (i < len) sums[i] += n; });
-    sums.forEach((n, i) => {
-      out.push({ metric: "errors_series", value: n, unit: "count", t: i - warm + 1 });
-    });
+    const sums = new Array<number>(transfers.length).fill(0);
+    for (const c of errorClasses) numbers(errSeries[c], `${W} series.errors.${c}`).forEach((n, i) => { if (i < sums.length) sums[i] += n; });
+    sums.forEach((n, i) => out.push({ metric: "errors_series", value: n, unit: "count", t: i - warm + 1 }));
   }
-
   // The seed's own figure: transfers per minute counted afterwards from the table (deleted rows lost).
   const perMinute = doc.table_per_minute;
   if (Array.isArray(perMinute)) {
-    perMinute.forEach((m, i) => {
-      out.push({ metric: "transfers_per_minute_table", value: num(m as Obj, "count", `${W} table_per_minute[${i}]`), unit: "count", t: i + 1 });
-    });
+    perMinute.forEach((m, i) => out.push({ metric: "transfers_per_minute_table", value: num(m as Obj, "count", `${W} table_per_minute[${i}]`), unit: "count", t: i + 1 }));
   }
+  return out;
+}
 
+function cpuMeasurements(doc: Obj, transfers: number): Measurement[] {
+  const out: Measurement[] = [];
   const cpu = obj(doc, "cpu", W);
   if (cpu.server_sampled === true && transfers > 0) {
     out.push({ metric: "server_cpu_ms_per_1k_transfers", value: round(num(cpu, "server_ms_per_1k_transfers", `${W} cpu`), 1), unit: "ms" });
@@ -135,6 +136,24 @@ export function parseReserva(text: string): Measurement[] {
   }
   if (transfers > 0) out.push({ metric: "loadgen_cpu_ms_per_1k_transfers", value: round(num(cpu, "loadgen_ms_per_1k_transfers", `${W} cpu`), 1), unit: "ms" });
   return out;
+}
+
+export function parseReserva(text: string): Measurement[] {
+  const doc = readReport(text);
+  const transfers = num(doc, "transfers", W);
+  return [
+    { metric: "tps", value: round(num(doc, "transfers_per_s", W)), unit: "tx/s" },
+    { metric: "actions_per_s", value: round(num(doc, "actions_per_s", W)), unit: "tx/s" },
+    { metric: "transfers", value: transfers, unit: "count" },
+    { metric: "deletes", value: num(doc, "deletes", W), unit: "count" },
+    { metric: "invariant_violations", value: 0, unit: "count" },
+    ...latencyMeasurements(doc, transfers),
+    // The steady-state warm-up this cell took (reserva -warmup-max) and whether it got there.
+    ...warmupMeasurements(doc),
+    ...errorMeasurements(doc),
+    ...seriesMeasurements(doc),
+    ...cpuMeasurements(doc, transfers),
+  ];
 }
 
 export function parse(ctx: { cellDir: string; stdout: string; workload: Record<string, unknown> }): Measurement[] {
