@@ -200,92 +200,101 @@ export function limitMinutes(expectedSeconds: number): number {
   return Math.max(MIN_LIMIT_MIN, Math.ceil((expectedSeconds * LIMIT_SAFETY) / 60) + UPLOAD_MARGIN_MIN);
 }
 
+type ToolOf = (study: string, workload: string) => string | undefined;
+type References = ReturnType<typeof loadReferences>;
+
+/** One planned cell's projected seconds: the newest measured cell that matches it best, scaled to the target's parameters. */
+function estimateCell(c: Plan["cells"][number], study: string, planned: Plan["studies"][string], ofStudy: ReferenceCell[], toolOf: ToolOf): CellEstimate {
+  const target = planned.env;
+  const id = { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency };
+  const tiers: Array<[Basis, (r: ReferenceCell) => boolean]> = [
+    ["same cell", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant && r.concurrency === c.concurrency],
+    ["same workload, system and variant", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant],
+    ["same workload and system", (r) => r.workload === c.workload && r.system === c.system],
+    ["same workload", (r) => r.workload === c.workload],
+  ];
+  for (const [basis, match] of tiers) {
+    const found = ofStudy.filter(match);
+    if (!found.length) continue;
+    // The newest run that has a match; the median over that run's matching cells (its repetitions).
+    const newest = found.filter((r) => r.run_id === found[0].run_id);
+    const projected = median(newest.map((r) => projectCell({ ...r, tool: r.tool || toolOf(study, c.workload) || "" }, target)));
+    return { ...id, seconds: Math.min(projected, planned.cellTimeoutS), basis, reference: found[0].run_id, capped: projected > planned.cellTimeoutS };
+  }
+  // No measurement of this workload anywhere: a time-bound tool still lasts its window.
+  const tool = toolOf(study, c.workload) ?? "";
+  if (!COUNT_BOUND_TOOLS.has(tool) && target.DURATION !== undefined) {
+    const seconds = num(target.DURATION) + num(target.WARMUP) + WINDOW_OVERHEAD_S;
+    return { ...id, seconds: Math.min(seconds, planned.cellTimeoutS), basis: "profile window" as Basis, capped: seconds > planned.cellTimeoutS };
+  }
+  return { ...id, seconds: NaN, basis: "none" as Basis, capped: false };
+}
+
+/** Setup seconds of a study (each system's measured setup scaled to the data size, capped at the prepare bound) plus the sequential budget. */
+function studySetup(study: string, planned: Plan["studies"][string], systems: string[], refs: References, notes: string[]): number {
+  const target = planned.env;
+  const setupCap = Math.max(600, planned.cellTimeoutS * 4) + INSTALL_START_ALLOWANCE_S;
+  let setup = 0;
+  const measuredSetups = refs.flatMap((r) => [...r.setups.entries()].filter(([k]) => k.endsWith(`/${study}`)).map(([, v]) => v.seconds * dataRatio(target, v.env)));
+  for (const system of systems) {
+    const run = refs.find((r) => r.setups.has(`${system}/${study}`));
+    let s: number;
+    if (run) {
+      const ref = run.setups.get(`${system}/${study}`)!;
+      s = ref.seconds * dataRatio(target, ref.env);
+    } else {
+      s = measuredSetups.length ? median(measuredSetups) : SETUP_ASSUMED_S;
+      notes.push(`${system}: no measured setup for ${study}; ${measuredSetups.length ? "the study's median" : `${SETUP_ASSUMED_S / 60} min assumed`} used`);
+    }
+    if (s > setupCap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the runner's prepare bound; counted as ${setupCap} s (the prepare would time out there)`);
+    setup += Math.min(s, setupCap);
+  }
+  // Claim-driven extra repetitions may use up to the study's budget: counted in full, so the limit holds.
+  if (planned.sequential) {
+    setup += planned.sequential.budgetS;
+    notes.push(`up to ${planned.sequential.budgetS} s of claim-driven extra repetitions (at most ${planned.sequential.maxRepetitions} in all) counted in full`);
+  }
+  return setup;
+}
+
+function studyEstimate(study: string, plan: Plan, refs: References, toolOf: ToolOf, price: ReturnType<typeof loadPrice>): StudyEstimate | undefined {
+  const planned = plan.studies[study];
+  const cells = plan.cells.filter((c) => c.study === study);
+  if (!cells.length) return undefined;
+  const ofStudy = refs.flatMap((r) => r.cells).filter((r) => r.study === study); // newest run first
+  const estimates = cells.map((c) => estimateCell(c, study, planned, ofStudy, toolOf));
+  // Cells with no reference of their own workload: the median projected cell of the study, or the cell timeout.
+  const known = estimates.filter((e) => e.basis !== "none" && e.basis !== "profile window").map((e) => e.seconds);
+  const fallback = known.length ? median(known) : planned.cellTimeoutS;
+  for (const e of estimates) if (e.basis === "none") Object.assign(e, { seconds: fallback, basis: known.length ? "study median" : "none" });
+  const systems = [...new Set(cells.map((c) => c.system))];
+  const notes: string[] = [];
+  const setup = studySetup(study, planned, systems, refs, notes);
+  const cellSeconds = estimates.reduce((a, e) => a + e.seconds, 0);
+  const boxes = shardBoxes(estimates, setup);
+  const expected = boxes.reduce((a, b) => a + b.expected_seconds, 0);
+  const limit = Math.max(...boxes.map((b) => b.limit_minutes));
+  if (boxes.length > 1) notes.push(`${boxes.length} boxes: one box would need ${limitMinutes(BOX_BOOTSTRAP_S + setup + cellSeconds)} min, more than ${MAX_LIMIT_MIN}; workloads are split between boxes, every system runs on every box`);
+  const bases: Partial<Record<Basis, number>> = {};
+  for (const e of estimates) bases[e.basis] = (bases[e.basis] ?? 0) + 1;
+  const capped = estimates.filter((e) => e.capped).length;
+  if (capped) notes.push(`${capped} cells project past the cell timeout (${planned.cellTimeoutS} s) and are counted at it`);
+  return {
+    study, boxes, cells: cells.length, systems, cell_seconds: Math.round(cellSeconds), setup_seconds: Math.round(setup * boxes.length),
+    bootstrap_seconds: BOX_BOOTSTRAP_S * boxes.length, expected_seconds: Math.round(expected), limit_minutes: limit, fits: limit <= MAX_LIMIT_MIN,
+    usd_expected: price ? round2((price.usd_per_hour * expected) / 3600) : null,
+    usd_limit: price ? round2((price.usd_per_hour * boxes.reduce((a, b) => a + b.limit_minutes, 0)) / 60) : null,
+    bases, capped_cells: capped, notes,
+  };
+}
+
 export function estimate(opts: EstimateOptions): Estimate {
   const plan: Plan = planRun({ profile: opts.profile, studies: opts.studies, systems: opts.systems });
-  const toolOf = (study: string, workload: string) => plan.studies[study]?.workloads.find((w) => w.name === workload)?.tool;
+  const toolOf: ToolOf = (study, workload) => plan.studies[study]?.workloads.find((w) => w.name === workload)?.tool;
   const refs = loadReferences(opts.runsDir ?? runsDir(), toolOf);
-  const allCells = refs.flatMap((r) => r.cells); // newest run first
   const pricesFile = opts.pricesFile ?? path.join(dataDir(), "prices", "ec2-on-demand.csv");
   const price = loadPrice(pricesFile, opts.region, opts.instanceType);
-
-  const studies: StudyEstimate[] = [];
-  for (const [study, planned] of Object.entries(plan.studies)) {
-    const cells = plan.cells.filter((c) => c.study === study);
-    if (!cells.length) continue;
-    const target = planned.env;
-    const ofStudy = allCells.filter((r) => r.study === study);
-    const estimates: CellEstimate[] = cells.map((c) => {
-      const tiers: Array<[Basis, (r: ReferenceCell) => boolean]> = [
-        ["same cell", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant && r.concurrency === c.concurrency],
-        ["same workload, system and variant", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant],
-        ["same workload and system", (r) => r.workload === c.workload && r.system === c.system],
-        ["same workload", (r) => r.workload === c.workload],
-      ];
-      for (const [basis, match] of tiers) {
-        const found = ofStudy.filter(match);
-        if (!found.length) continue;
-        // The newest run that has a match; the median over that run's matching cells (its repetitions).
-        const newest = found.filter((r) => r.run_id === found[0].run_id);
-        const projected = median(newest.map((r) => projectCell({ ...r, tool: r.tool || toolOf(study, c.workload) || "" }, target)));
-        const capped = projected > planned.cellTimeoutS;
-        return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
-          seconds: Math.min(projected, planned.cellTimeoutS), basis, reference: found[0].run_id, capped };
-      }
-      // No measurement of this workload anywhere: a time-bound tool still lasts its window.
-      const tool = toolOf(study, c.workload) ?? "";
-      if (!COUNT_BOUND_TOOLS.has(tool) && target.DURATION !== undefined) {
-        const seconds = num(target.DURATION) + num(target.WARMUP) + WINDOW_OVERHEAD_S;
-        return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
-          seconds: Math.min(seconds, planned.cellTimeoutS), basis: "profile window" as Basis, capped: seconds > planned.cellTimeoutS };
-      }
-      return { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency,
-        seconds: NaN, basis: "none" as Basis, capped: false };
-    });
-    // Cells with no reference of their own workload: the median projected cell of the study, or the cell timeout.
-    const known = estimates.filter((e) => e.basis !== "none" && e.basis !== "profile window").map((e) => e.seconds);
-    const fallback = known.length ? median(known) : planned.cellTimeoutS;
-    for (const e of estimates) if (e.basis === "none") Object.assign(e, { seconds: fallback, basis: known.length ? "study median" : "none" });
-
-    const systems = [...new Set(cells.map((c) => c.system))];
-    const setupCap = Math.max(600, planned.cellTimeoutS * 4) + INSTALL_START_ALLOWANCE_S;
-    const notes: string[] = [];
-    let setup = 0;
-    const measuredSetups = refs.flatMap((r) => [...r.setups.entries()].filter(([k]) => k.endsWith(`/${study}`)).map(([, v]) => v.seconds * dataRatio(target, v.env)));
-    for (const system of systems) {
-      const run = refs.find((r) => r.setups.has(`${system}/${study}`));
-      let s: number;
-      if (run) {
-        const ref = run.setups.get(`${system}/${study}`)!;
-        s = ref.seconds * dataRatio(target, ref.env);
-      } else {
-        s = measuredSetups.length ? median(measuredSetups) : SETUP_ASSUMED_S;
-        notes.push(`${system}: no measured setup for ${study}; ${measuredSetups.length ? "the study's median" : `${SETUP_ASSUMED_S / 60} min assumed`} used`);
-      }
-      if (s > setupCap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the runner's prepare bound; counted as ${setupCap} s (the prepare would time out there)`);
-      setup += Math.min(s, setupCap);
-    }
-    // Claim-driven extra repetitions may use up to the study's budget: counted in full, so the limit holds.
-    if (planned.sequential) {
-      setup += planned.sequential.budgetS;
-      notes.push(`up to ${planned.sequential.budgetS} s of claim-driven extra repetitions (at most ${planned.sequential.maxRepetitions} in all) counted in full`);
-    }
-    const cellSeconds = estimates.reduce((a, e) => a + e.seconds, 0);
-    const boxes = shardBoxes(estimates, setup);
-    const expected = boxes.reduce((a, b) => a + b.expected_seconds, 0);
-    const limit = Math.max(...boxes.map((b) => b.limit_minutes));
-    if (boxes.length > 1) notes.push(`${boxes.length} boxes: one box would need ${limitMinutes(BOX_BOOTSTRAP_S + setup + cellSeconds)} min, more than ${MAX_LIMIT_MIN}; workloads are split between boxes, every system runs on every box`);
-    const bases: Partial<Record<Basis, number>> = {};
-    for (const e of estimates) bases[e.basis] = (bases[e.basis] ?? 0) + 1;
-    const capped = estimates.filter((e) => e.capped).length;
-    if (capped) notes.push(`${capped} cells project past the cell timeout (${planned.cellTimeoutS} s) and are counted at it`);
-    studies.push({
-      study, boxes, cells: cells.length, systems, cell_seconds: Math.round(cellSeconds), setup_seconds: Math.round(setup * boxes.length),
-      bootstrap_seconds: BOX_BOOTSTRAP_S * boxes.length, expected_seconds: Math.round(expected), limit_minutes: limit, fits: limit <= MAX_LIMIT_MIN,
-      usd_expected: price ? round2((price.usd_per_hour * expected) / 3600) : null,
-      usd_limit: price ? round2((price.usd_per_hour * boxes.reduce((a, b) => a + b.limit_minutes, 0)) / 60) : null,
-      bases, capped_cells: capped, notes,
-    });
-  }
+  const studies = Object.keys(plan.studies).flatMap((study) => studyEstimate(study, plan, refs, toolOf, price) ?? []);
   const sum = (f: (s: StudyEstimate) => number | null) => (studies.some((s) => f(s) === null) ? null : round2(studies.reduce((a, s) => a + (f(s) ?? 0), 0)));
   return {
     profile: plan.profile.name, instance_type: opts.instanceType, region: opts.region, price,
@@ -294,16 +303,18 @@ export function estimate(opts: EstimateOptions): Estimate {
     studies,
     total: { cells: studies.reduce((a, s) => a + s.cells, 0), expected_hours: round2(studies.reduce((a, s) => a + s.expected_seconds, 0) / 3600),
       usd_expected: sum((s) => s.usd_expected), usd_limit: sum((s) => s.usd_limit) },
-    method: [
-      "cell time = newest measured matching cell (data/runs/*/manifest.json cells[].duration_s), scaled: time-bound tools swap the reference's WARMUP+DURATION for the target's; hyperfine scales with (HF_RUNS+HF_WARMUP) and REPEAT_SCALE; capped at cell_timeout_s",
-      `setup per system = measured gap before its first cell, x the data-size ratio (rows/scale), capped at the runner's prepare bound (never measured for the study: ${SETUP_ASSUMED_S / 60} min assumed)`,
-      `a time-bound cell never measured = its WARMUP + DURATION + ${WINDOW_OVERHEAD_S} s; any other cell never measured = the study's median projected cell`,
-      `box bootstrap (clone, Node, toolchains) = ${BOX_BOOTSTRAP_S / 60} min, assumed until a first cloud run measures it`,
-      `limit per box = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}, at most ${MAX_LIMIT_MIN}; a study whose one box would need more is split by workload over the fewest boxes (first-fit by decreasing time), every system on every box`,
-      "no speed-up is assumed for a larger machine than the one that measured the references",
-    ],
+    method: ESTIMATE_METHOD,
   };
 }
+
+const ESTIMATE_METHOD = [
+  "cell time = newest measured matching cell (data/runs/*/manifest.json cells[].duration_s), scaled: time-bound tools swap the reference's WARMUP+DURATION for the target's; hyperfine scales with (HF_RUNS+HF_WARMUP) and REPEAT_SCALE; capped at cell_timeout_s",
+  `setup per system = measured gap before its first cell, x the data-size ratio (rows/scale), capped at the runner's prepare bound (never measured for the study: ${SETUP_ASSUMED_S / 60} min assumed)`,
+  `a time-bound cell never measured = its WARMUP + DURATION + ${WINDOW_OVERHEAD_S} s; any other cell never measured = the study's median projected cell`,
+  `box bootstrap (clone, Node, toolchains) = ${BOX_BOOTSTRAP_S / 60} min, assumed until a first cloud run measures it`,
+  `limit per box = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}, at most ${MAX_LIMIT_MIN}; a study whose one box would need more is split by workload over the fewest boxes (first-fit by decreasing time), every system on every box`,
+  "no speed-up is assumed for a larger machine than the one that measured the references",
+];
 
 // The fewest boxes whose limits all fit MAX_LIMIT_MIN: workloads (all their systems, variants and
 // repetitions together) packed first-fit by decreasing time; a workload too long for one box is split
