@@ -1,0 +1,96 @@
+// The results board (issue 21): one table per study with systems as columns and workloads as rows, from
+// the study's featured run, built at build time. Each cell holds the median of the workload's headline
+// metric with its 95 % interval, and its ratio to the best cell of the row (≥ 1, 1 = best), banded for the
+// colour; a cell whose interval overlaps the best one's (or, below 2 repetitions, whose range does) is
+// "within noise" and greyed; a cell without records is badged with its manifest status and reason.
+import type { ResultRecord, RunManifest, Study } from "./data.ts";
+import { beyondNoise, cellStats, headlineMetric, higherIsBetter, type CellStat } from "./stats.ts";
+
+/** Ratio-to-best bands, upper bounds: the colour of a cell. The last band is everything above. */
+export const RATIO_BANDS = [1.1, 1.5, 2, 4] as const;
+export function ratioBand(ratio: number): number {
+  const i = RATIO_BANDS.findIndex((b) => ratio <= b);
+  return i < 0 ? RATIO_BANDS.length : i;
+}
+
+export interface BoardColumn {
+  key: string; // system, or "system variant" when the study runs variants of a system
+  system: string;
+  variant: string;
+}
+export type BoardCell =
+  | { kind: "measured"; stat: CellStat; ratio: number; band: number; best: boolean; noisy: boolean }
+  | { kind: "missing"; status: string; reason: string };
+export interface BoardRow {
+  workload: string;
+  title: string;
+  metric: string;
+  unit: string;
+  higherBetter: boolean;
+  cells: Map<string, BoardCell>;
+}
+export interface Board {
+  study: Study;
+  run: RunManifest;
+  columns: BoardColumn[];
+  rows: BoardRow[];
+}
+
+const columnKey = (system: string, variant: string, variants: boolean) => (variants && variant ? `${system} ${variant}` : system);
+
+/** Highest concurrency per (workload, column): one cell per board square, the figure the seed headlines. */
+function pickCells(stats: CellStat[], variants: boolean): Map<string, CellStat> {
+  const out = new Map<string, CellStat>();
+  for (const c of stats) {
+    const k = `${c.workload}\u0000${columnKey(c.system, c.variant, variants)}`;
+    const prev = out.get(k);
+    if (!prev || c.concurrency > prev.concurrency) out.set(k, c);
+  }
+  return out;
+}
+
+function missingCell(run: RunManifest, study: string, workload: string, col: BoardColumn): BoardCell {
+  const cells = run.cells.filter((c) => c.study === study && c.workload === workload && c.system === col.system && (!col.variant || c.variant === col.variant));
+  const notOk = cells.find((c) => c.status !== "ok");
+  if (notOk) return { kind: "missing", status: notOk.status, reason: notOk.reason || `cell ${notOk.id} ${notOk.status} (exit code ${notOk.exit_code ?? "none"}); its log: ${notOk.log}` };
+  if (cells.length) return { kind: "missing", status: "no records", reason: "its cells ran but wrote no record of the headline metric" };
+  const sys = run.systems[col.system];
+  if (sys?.status && sys.status !== "ok") return { kind: "missing", status: sys.status, reason: sys.reason || `${col.system} ${sys.status} in run ${run.run_id}` };
+  return { kind: "missing", status: "not planned", reason: `run ${run.run_id} (profile ${run.profile}) planned no ${workload} cell for ${col.key}` };
+}
+
+export function buildBoard(study: Study, run: RunManifest, records: ResultRecord[]): Board {
+  const measured = records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === study.name);
+  const all = cellStats(measured);
+  const variants = new Set(all.map((c) => `${c.system}\u0000${c.variant}`)).size > new Set(all.map((c) => c.system)).size;
+  const order = study.workloads.map((w) => w.name);
+  const workloads = [...new Set(all.map((c) => c.workload))].sort((a, b) => (order.indexOf(a) + 1 || 999) - (order.indexOf(b) + 1 || 999));
+  const colMap = new Map<string, BoardColumn>();
+  for (const c of all) colMap.set(columnKey(c.system, c.variant, variants), { key: columnKey(c.system, c.variant, variants), system: c.system, variant: variants ? c.variant : "" });
+  for (const s of study.systems) if (![...colMap.values()].some((c) => c.system === s)) colMap.set(s, { key: s, system: s, variant: "" });
+  const columns = [...colMap.values()].sort((a, b) => a.key.localeCompare(b.key));
+  const rows: BoardRow[] = [];
+  for (const w of workloads) {
+    const metric = headlineMetric(w, all.filter((c) => c.workload === w).map((c) => c.metric));
+    if (!metric) continue;
+    const picked = pickCells(all.filter((c) => c.workload === w && c.metric === metric && Number.isFinite(c.median) && c.median > 0), variants);
+    if (picked.size === 0) continue;
+    const unit = [...picked.values()][0].unit;
+    const hb = higherIsBetter(unit);
+    const best = [...picked.values()].reduce((a, b) => ((hb ? b.median > a.median : b.median < a.median) ? b : a));
+    const cells = new Map<string, BoardCell>();
+    for (const col of columns) {
+      const stat = picked.get(`${w}\u0000${col.key}`);
+      if (!stat) {
+        cells.set(col.key, missingCell(run, study.name, w, col));
+        continue;
+      }
+      const ratio = hb ? best.median / stat.median : stat.median / best.median;
+      const beyond = beyondNoise(best.ci, stat.ci);
+      const overlap = beyond === undefined ? (hb ? stat.max >= best.min : stat.min <= best.max) : !beyond;
+      cells.set(col.key, { kind: "measured", stat, ratio, band: ratioBand(ratio), best: stat === best, noisy: stat !== best && overlap });
+    }
+    rows.push({ workload: w, title: study.workloads.find((x) => x.name === w)?.title ?? w, metric, unit, higherBetter: hb, cells });
+  }
+  return { study, run, columns, rows };
+}
