@@ -60,6 +60,9 @@ export interface ClaimJudgement {
   relHalfWidth?: number;
   /** Undecided: about how many more paired repetitions would decide (n·(hw/needed)² − n, rounded up). */
   moreRepetitions?: number;
+  /** Undecided with an interval: the log-scale half-width that would decide, and the log ratios' standard deviation. */
+  decisiveLogHalfWidth?: number;
+  sdLog?: number;
 }
 
 export interface JudgeOptions {
@@ -274,7 +277,7 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
   else needed = Math.min(...edges.map((e) => Math.abs(m - e)));
   const moreRepetitions = needed > 0 ? Math.max(1, Math.ceil(n * (h / needed) ** 2 - n)) : undefined;
   return {
-    ...base, verdict: "undecided", moreRepetitions,
+    ...base, verdict: "undecided", moreRepetitions, decisiveLogHalfWidth: needed, sdLog: sd,
     why: `${ivText}: the interval straddles a bound of where the claim holds (${regionText(claim)}); its relative half-width is ${Number((relHalfWidth * 100).toPrecision(2))} %${moreRepetitions !== undefined ? `, about ${moreRepetitions} more repetition${moreRepetitions === 1 ? "" : "s"} would decide` : ""}`,
   };
 }
@@ -355,4 +358,14 @@ export function judgeFromRun(claim: Claim, study: string, run: { sequential?: un
   const sp = seq?.alpha_spending;
   if (sp) return judgeSequentialClaim(claim, samples, { base: sp.base, max: sp.max, alpha1: sp.alpha1, alpha2: sp.alpha2 });
   return judgeClaim(claim, samples, { looks: seq?.looks ?? 1 });
+}
+
+/**
+ * Whether look 2 could decide a claim undecided at look 1: its projected half-width with `n` repetitions at
+ * level alpha2 (assuming the spread stays as at look 1) is below the one that would decide. A claim whose
+ * ratio sits on a bound needs more than any budget: the runner spends no repetitions on it.
+ */
+export function lookTwoCouldDecide(j: ClaimJudgement, n: number, alpha2: number): boolean {
+  if (j.verdict !== "undecided" || j.sdLog === undefined || j.decisiveLogHalfWidth === undefined || n < 2 || alpha2 <= 0) return false;
+  return (tQuantile(1 - alpha2 / 2, n - 1) * j.sdLog) / Math.sqrt(n) < j.decisiveLogHalfWidth;
 }

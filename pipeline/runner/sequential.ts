@@ -9,7 +9,7 @@ import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
-import { claimSides, fmtRatio, judgeSequentialClaim, pairedSamples, scaleShortfall, twoLookPlan } from "../lib/verdicts.ts";
+import { claimSides, fmtRatio, judgeSequentialClaim, lookTwoCouldDecide, pairedSamples, scaleShortfall, twoLookPlan } from "../lib/verdicts.ts";
 import type { ClaimJudgement, LookPlan, SideSelector } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
@@ -128,17 +128,24 @@ export async function sequentialStudy(ctx: RunContext, lc: StudyLifecycle, study
   all[study] = seq;
   // Look 1 (deterministic from the base repetitions, so a resumed run finds the same undecided claims).
   const lookOne = judgeStudy(ctx, study, claims, { ...plan, alpha2: 0 });
-  const undecided = lookOne.filter(({ j }) => j.verdict === "undecided").map(({ claim }) => claim);
+  const open = lookOne.filter(({ j }) => j.verdict === "undecided");
+  // Repetitions only for claims that look 2 could decide with the maximum (projected from look 1's spread):
+  // a ratio sitting on a bound would spend the budget and stay undecided.
+  const undecided = open.filter(({ j }) => lookTwoCouldDecide(j, max, plan.alpha2)).map(({ claim }) => claim);
+  const hopeless = open.length - undecided.length;
   const needed = neededCells(ctx, study, undecided);
   let rep = Math.max(ps.repetitions, ...ctx.plan.cells.filter((c) => c.study === study).map((c) => c.repetition));
   const started = performance.now() - (seq.spent_s ?? 0) * 1000;
   let stop = "";
-  if (undecided.length) ctx.progress.note(`${study}: look 1 left ${undecided.length} claim(s) undecided (${undecided.map((c) => c.id).join(", ")}); adding repetitions of ${needed.length} cell(s)`);
+  if (undecided.length) ctx.progress.note(`${study}: look 1 left ${undecided.length} claim(s) undecided that look 2 could decide (${undecided.map((c) => c.id).join(", ")}); adding repetitions of ${needed.length} cell(s)`);
   for (;;) {
     const spent = (performance.now() - started) / 1000;
     seq.spent_s = Math.round(spent);
     stop = stopReason(ctx, undecided.length, needed, rep, max, spent, budgetS);
-    if (stop) break;
+    if (stop) {
+      if (hopeless) stop = `${undecided.length === 0 && open.length ? "no repetitions added" : stop}; ${hopeless} claim(s) undecided at look 1 that ${max} repetitions could not decide at look 2's level (projected from look 1's spread) got none`;
+      break;
+    }
     rep++;
     seq.repetitions_added = (seq.repetitions_added ?? 0) + 1;
     ctx.writer.write();

@@ -65,12 +65,25 @@ test("sequential: a claim undecided at look 1 gets more paired repetitions of ju
 });
 
 test("sequential: the study's budget ends the loop with the claim still undecided", { timeout: 180_000 }, () => {
-  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1000", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.4" });
-  const r = cli(["run", "--profile", profile("seq-budget", ["measured"], 5, { max_repetitions: 30, budget_s: 1 }), "--run-id", "20260101T000000Z-seq-budget"], env);
+  // the look-2-decidable case of the test above, with a budget too small for one more repetition
+  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.08" });
+  const r = cli(["run", "--profile", profile("seq-budget", ["measured"], 5, { max_repetitions: 10, budget_s: 1 }), "--run-id", "20260101T000000Z-seq-budget"], env);
   assert.equal(r.code, 0, r.stderr);
   const seq = manifestOf(data, "20260101T000000Z-seq-budget").sequential!.toy;
   assert.equal(seq.repetitions_added, 0);
   assert.match(seq.stopped, /would exceed the study's budget of 1 s .* look 2 judged the 1 claim\(s\) undecided/);
+  assert.equal(seq.claims[0].verdict, "undecided");
+});
+
+test("sequential: a claim whose ratio sits on a bound gets no repetitions (look 2 could not decide it within the maximum)", { timeout: 180_000 }, () => {
+  // equal throughputs with ±40 % wobble: look 1 sees 1.12× with a log-ratio spread of 0.27, so ten
+  // repetitions at look 2's level would still have a half-width (~0.25) above the 0.12 that decides
+  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1000", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.4" });
+  const r = cli(["run", "--profile", profile("seq-hopeless", ["measured"], 5, { max_repetitions: 10, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-hopeless"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const seq = manifestOf(data, "20260101T000000Z-seq-hopeless").sequential!.toy;
+  assert.equal(seq.repetitions_added, 0);
+  assert.match(seq.stopped, /no repetitions added; 1 claim\(s\) undecided at look 1 that 10 repetitions could not decide at look 2's level/);
   assert.equal(seq.claims[0].verdict, "undecided");
 });
 

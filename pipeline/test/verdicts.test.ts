@@ -3,7 +3,7 @@
 // pairing (a tool's several values per repetition count once, the highest common concurrency).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, pairedSamples, pocockSpent, scaleShortfall, studyEnvOf, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
+import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, lookTwoCouldDecide, pairedSamples, pocockSpent, scaleShortfall, studyEnvOf, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
 import { tQuantile } from "../lib/stats.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 
@@ -270,4 +270,17 @@ test("scale: a size that depends on the data size is judged only at the seed's s
   assert.equal(scaleShortfall(c, { MCPDB_SCALE: "1" }), undefined);
   assert.equal(scaleShortfall(claim(), { MCPDB_SCALE: 0.002 }), undefined, "a claim without scale is judged at any scale");
   assert.deepEqual(studyEnvOf({ config: { studies: { "mcp-db": { env: { MCPDB_SCALE: 0.002 } } } } }, "mcp-db"), { MCPDB_SCALE: 0.002 });
+});
+
+test("lookTwoCouldDecide: projects look 1's spread to the maximum at look 2's level", () => {
+  const plan = twoLookPlan(5, 8);
+  // 1.1× with ±20 % jitter: undecided at look 1; eight repetitions at alpha2 would still be too wide
+  const wide = judgeClaim(claim(), pairs(5, 1.1, 0.2), { level: plan.alpha1 });
+  assert.equal(wide.verdict, "undecided");
+  assert.ok(wide.sdLog! > 0 && wide.decisiveLogHalfWidth! > 0);
+  assert.equal(lookTwoCouldDecide(wide, 8, plan.alpha2), false);
+  assert.equal(lookTwoCouldDecide(wide, 400, plan.alpha2), true, "with enough repetitions it could");
+  // a decided claim or one without an interval is never "could decide"
+  assert.equal(lookTwoCouldDecide(judgeClaim(claim(), pairs(5, 1.5, 0.02)), 8, plan.alpha2), false);
+  assert.equal(lookTwoCouldDecide(judgeClaim(claim(), pairs(3, 1.1, 0.2)), 8, plan.alpha2), false);
 });
