@@ -29,7 +29,7 @@ test("the answer column's header is inside the viewport at 1280 and 390 px", asy
     const page = await browser.newPage({ viewport: { width, height: 900 } });
     for (const [p, header] of targets) {
       const r = await page.goto(`${preview.root}${p}`);
-      if (!r || r.status() !== 200) continue; // no such page in this data set (study without claims)
+      if (r?.status() !== 200) continue; // no such page in this data set (study without claims)
       const boxes = await page.$$eval("th", (ths, h) => ths.filter((th) => (th.textContent ?? "").trim() === h).map((th) => { const b = th.getBoundingClientRect(); return [b.left, b.right]; }), header);
       const vw = await page.evaluate(() => document.documentElement.clientWidth);
       for (const [left, right] of boxes) if (right > vw + 1 || left < 0) failures.push(`${p} at ${width}: "${header}" spans ${Math.round(left)}–${Math.round(right)} px, viewport ${vw}`);
