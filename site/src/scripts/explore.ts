@@ -328,15 +328,20 @@ function buildScoreControls() {
   fillScoreChoices(metric, true);
 }
 
-/** Systems and workloads that have the metric; checked = the URL's choice (when given) plus any new '(yours)' system. */
+// Systems the reader unticked (or the URL left out): kept unticked across metrics, while every other system of a
+// newly chosen metric is ticked (issue 21: ticking only the previous metric's systems left a 1-row ranking).
+const untickedSystems = new Set<string>();
+
+/** Systems and workloads that have the metric; checked = the URL's choice (when given) plus any new '(yours)' system; else every system not unticked. */
 function fillScoreChoices(metric: string, fromUrl: boolean) {
   const rows = scoreRows.filter((r) => r.metric === metric);
   const systems = [...new Set(rows.map((r) => r.system))].sort();
   const workloads = [...new Set(rows.map((r) => r.workload))].sort();
   const urlSys = fromUrl ? csvParam("sys") : undefined;
   const urlWl = fromUrl ? csvParam("wl") : undefined;
-  const prev = fromUrl ? undefined : selection();
-  const sysChecked = new Set(urlSys ? [...urlSys, ...systems.filter((s) => s.endsWith(" (yours)") && !urlSys.includes(s))] : (prev?.systems.length ? prev.systems : systems));
+  if (urlSys) for (const s of systems) if (!urlSys.includes(s) && !s.endsWith(" (yours)")) untickedSystems.add(s);
+  const kept = systems.filter((s) => !untickedSystems.has(s));
+  const sysChecked = new Set(urlSys ? [...urlSys, ...systems.filter((s) => s.endsWith(" (yours)") && !urlSys.includes(s))] : kept.length ? kept : systems);
   checkboxes("score-systems", "sys", systems, sysChecked);
   checkboxes("score-workloads", "wl", workloads, new Set(urlWl ?? workloads));
   renderScore(false);
@@ -382,6 +387,11 @@ function renderScore(updateUrl: boolean) {
   out.dataset.scores = JSON.stringify(Object.fromEntries(scores.map((s) => [s.system, s.score])));
 }
 scoreForm.addEventListener("change", (e) => {
+  const box = e.target as HTMLInputElement;
+  if (box.name === "sys") {
+    if (box.checked) untickedSystems.delete(box.value);
+    else untickedSystems.add(box.value);
+  }
   if (e.target === scoreMetric) {
     fillScoreChoices(scoreMetric.value, false);
     // A new metric has other workloads: select all of them.
