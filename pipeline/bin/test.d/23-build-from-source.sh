@@ -17,6 +17,7 @@ mskql="$repo/bench-scripts/systems/mskql"
 if [[ "$(id -u)" -ne 0 ]]; then bad "must run as root (install creates OS user mskql and installs packages)"; finish; fi
 
 work="$(mktemp -d /tmp/samebox-test-srcbuild.XXXXXX)"
+chmod 0755 "$work"   # the server runs as OS user mskql, which must reach the binary
 export SAMEBOX_STATE="$work/state" SAMEBOX_MSKQL_HOME="$work/home" SAMEBOX_PORT_MSKQL="${SAMEBOX_TEST_MSKQL_PORT:-54343}"
 cleanup() { "$mskql/stop" >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
