@@ -1,0 +1,2 @@
+SELECT * FROM pq_orders;
+SELECT * FROM pq_orders;
