@@ -26,12 +26,18 @@ export function parsePgwireTp(text: string): Measurement[] {
   const errors = field(doc, "errors");
   const lat = doc.latency_ms as Record<string, unknown> | undefined;
   if (!lat || typeof lat !== "object") throw new ParseError("pgwire-tp output: 'latency_ms' is missing");
+  // Every query failed: the workload did not run on this system, so there is no throughput to publish
+  // (a qps of 0 would rank it last instead of saying why); the cell fails with the engine's own error.
+  if (queries === 0 && errors > 0) {
+    const first = typeof doc.first_error === "string" && doc.first_error ? `; first error: ${doc.first_error.slice(0, 300)}` : "";
+    throw new ParseError(`pgwire-tp: every query failed (${errors} errors, 0 succeeded): the workload did not run${first}`);
+  }
   const out: Measurement[] = [
     { metric: "qps", value: field(doc, "qps"), unit: "q/s" },
     { metric: "errors", value: errors, unit: "count" },
     { metric: "queries", value: queries, unit: "count" },
   ];
-  // With no successful query there is no latency to report (the cell still shows qps 0 and the errors).
+  // With no successful query (and no error: an empty window) there is no latency to report.
   // A percentile needs at least 10/(1-p) queries (percentiles.ts).
   if (queries > 0) {
     for (const k of ["p50", "p99", "max"]) if (publishable(k, queries)) out.push({ metric: `latency_${k}`, value: field(lat, k, "pgwire-tp latency_ms"), unit: "ms" });

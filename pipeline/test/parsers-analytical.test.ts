@@ -113,9 +113,11 @@ test("pgwire-tp: garbage, another tool's JSON and missing fields are ParseErrors
   const real = JSON.parse(readFileSync(path.join(tpCells[0].dir, "pgwire-tp.json"), "utf8"));
   delete real.qps;
   assert.throws(() => parsePgwireTp(JSON.stringify(real)), /'qps' is missing/);
-  // all queries failed: qps 0 and the error count, no latency rows
-  const allFailed = { ...JSON.parse(readFileSync(path.join(tpCells[0].dir, "pgwire-tp.json"), "utf8")), queries: 0, qps: 0, errors: 42 };
-  const ms = parsePgwireTp(JSON.stringify(allFailed));
-  assert.equal(one(ms, "errors").value, 42);
-  assert.equal(ms.filter((m) => m.metric.startsWith("latency_")).length, 0);
+  // all queries failed (mskql refusing bound parameters): the cell fails with the engine's first error, never a qps of 0
+  const allFailed = { ...JSON.parse(readFileSync(path.join(tpCells[0].dir, "pgwire-tp.json"), "utf8")), queries: 0, qps: 0, errors: 42, first_error: "point_lookup: expected 0 arguments, got 1" };
+  assert.throws(() => parsePgwireTp(JSON.stringify(allFailed)), /every query failed \(42 errors, 0 succeeded\): the workload did not run; first error: point_lookup: expected 0 arguments, got 1/);
+  // no query and no error (an empty window): qps 0 without latency rows
+  const empty = parsePgwireTp(JSON.stringify({ ...allFailed, errors: 0 }));
+  assert.equal(one(empty, "qps").value, 0);
+  assert.equal(empty.filter((m) => m.metric.startsWith("latency_")).length, 0);
 });
