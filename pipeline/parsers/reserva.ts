@@ -111,18 +111,24 @@ function seriesMeasurements(doc: Obj): Measurement[] {
   const series = obj(doc, "series", W);
   const warm = num(series, "warmup_s", `${W} series`);
   const transfers = numbers(series.transfers, `${W} series.transfers`);
-  transfers.forEach((n, i) => out.push({ metric: "tps_series", value: n, unit: "tx/s", t: i - warm + 1 }));
+  transfers.forEach((n, i) => {
+    out.push({ metric: "tps_series", value: n, unit: "tx/s", t: i - warm + 1 });
+  });
   const errSeries = obj(series, "errors", `${W} series`);
   const errorClasses = Object.keys(errSeries).filter((c) => !c.startsWith("reject_"));
   if (errorClasses.length) {
     const sums = new Array<number>(transfers.length).fill(0);
     for (const c of errorClasses) numbers(errSeries[c], `${W} series.errors.${c}`).forEach((n, i) => { if (i < sums.length) sums[i] += n; });
-    sums.forEach((n, i) => out.push({ metric: "errors_series", value: n, unit: "count", t: i - warm + 1 }));
+    sums.forEach((n, i) => {
+      out.push({ metric: "errors_series", value: n, unit: "count", t: i - warm + 1 });
+    });
   }
   // The seed's own figure: transfers per minute counted afterwards from the table (deleted rows lost).
   const perMinute = doc.table_per_minute;
   if (Array.isArray(perMinute)) {
-    perMinute.forEach((m, i) => out.push({ metric: "transfers_per_minute_table", value: num(m as Obj, "count", `${W} table_per_minute[${i}]`), unit: "count", t: i + 1 }));
+    perMinute.forEach((m, i) => {
+      out.push({ metric: "transfers_per_minute_table", value: num(m as Obj, "count", `${W} table_per_minute[${i}]`), unit: "count", t: i + 1 });
+    });
   }
   return out;
 }

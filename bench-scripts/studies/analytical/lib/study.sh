@@ -29,11 +29,13 @@ analytical_use() {
   # A full PostgreSQL (native load) gets the tables in schema `analytical`, so the study never
   # touches other studies' tables in the same database; an engine loaded by plain INSERTs
   # (sql.load insert: a PostgreSQL-wire engine that need not implement COPY) need not implement
-  # schemas either and gets its default one. psql and libpq read PGOPTIONS.
+  # schemas either and gets its default one. psql and libpq read PGOPTIONS. `public` stays on the
+  # path after it: extensions live there (pgvector's type `vector`, created by the system's start);
+  # tables are still created in the first schema of the path.
   SCHEMA=""
   if [[ "$SYSTEM_DIALECT" == postgresql && "$SYSTEM_LOAD" == native ]]; then
     SCHEMA=analytical
-    export PGOPTIONS="-c search_path=$SCHEMA"
+    export PGOPTIONS="-c search_path=$SCHEMA,public"
   fi
 }
 
