@@ -124,7 +124,7 @@ done
 
 # Bad input: clear errors naming the valid values.
 err=$(VARIANT=faucet-baseline bash "$study/run" postgresql no_such_workload 2>&1 >/dev/null)
-[[ "$err" == *"valid: analytical client_ceiling client_ceiling_k6 concurrency_sweep filtered_queries point_reads session_discovery"* ]] && ok "unknown workload names the valid ones" || bad "unknown workload error: $err"
+[[ "$err" == *"valid: analytical client_ceiling client_ceiling_k6 concurrency_sweep conformance filtered_queries point_reads session_discovery"* ]] && ok "unknown workload names the valid ones" || bad "unknown workload error: $err"
 err=$(VARIANT=nope-baseline bash "$study/run" postgresql point_reads 2>&1 >/dev/null)
 [[ "$err" == *"valid: faucet-baseline"* ]] && ok "unknown server names the valid variants" || bad "unknown server error: $err"
 finish

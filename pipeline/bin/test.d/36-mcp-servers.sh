@@ -42,7 +42,7 @@ err=$(bash "$study/run" mcp-cobol closed_loop 2>&1); rc=$?
 err=$(bash "$study/prepare" mcp-cobol 2>&1); rc=$?
 [[ $rc -eq 2 && "$err" == *"valid: "*"mcp-python"* ]] && ok "prepare: unknown server exit 2" || bad "prepare unknown server: exit $rc: $err"
 err=$(bash "$study/run" mcp-go no_such_workload 2>&1); rc=$?
-[[ $rc -eq 2 && "$err" == *"valid: closed_loop open_loop seed_k6"* ]] && ok "unknown workload: exit 2 listing the valid ones" || bad "unknown workload: exit $rc: $err"
+[[ $rc -eq 2 && "$err" == *"valid: closed_loop conformance open_loop seed_k6"* ]] && ok "unknown workload: exit 2 listing the valid ones" || bad "unknown workload: exit $rc: $err"
 err=$("$study/conformance" http://192.0.2.1:80/mcp 2>&1); rc=$?
 [[ $rc -eq 2 && "$err" == *"not an http loopback URL"* ]] && ok "conformance refuses a non-loopback URL (exit 2)" || bad "conformance non-loopback: exit $rc: $err"
 err=$(bash "$study/deps" restart 2>&1); rc=$?

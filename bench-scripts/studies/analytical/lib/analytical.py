@@ -260,7 +260,7 @@ def render(path, dialect, kind, variant, out_dir, parquet_dir, system):
         sys.exit(3)
     if variant == "no-cache" and kind != "external":
         # the engines samebox installs have none (study.json result_cache); a server given by
-        # DSN (kind external, e.g. mskql) may have one, and no-cache is how its effect is measured
+        # DSN (kind external, such as seed 001's engine) may have one, and no-cache is how its effect is measured
         print(f"unsupported: {system} has no result cache, so no-cache equals hot (see study.json)")
         sys.exit(3)
     w = resolve(wl, dialect)
