@@ -6,6 +6,7 @@ import type { Cell, Plan } from "../runner/plan.ts";
 import type { RunManifest } from "../schema/types.ts";
 import { dataDir, runsDir } from "./paths.ts";
 import { UserError } from "./errors.ts";
+import { median } from "./stats.ts";
 
 // What a cloud run will cost before it is launched: cells, expected wall time per study and dollars,
 // from the durations of cells that were actually measured (data/runs/*/manifest.json, cells[].duration_s)
@@ -190,11 +191,6 @@ export function loadPrice(file: string, region: string, instanceType: string): P
   if (!rows.length) return null;
   return { usd_per_hour: Number(rows[0].usd_per_hour), date: String(rows[0].date), source_url: String(rows[0].source_url) };
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
-};
 
 export function limitMinutes(expectedSeconds: number): number {
   return Math.max(MIN_LIMIT_MIN, Math.ceil((expectedSeconds * LIMIT_SAFETY) / 60) + UPLOAD_MARGIN_MIN);

@@ -8,7 +8,8 @@ import { loadStudyClaims } from "./claims.ts";
 import { UserError } from "./errors.ts";
 import { fromCsv, fromJsonl } from "./records.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
-import { VERDICTS, countedRecords, fmtRatio, judgeFromRun, pairedSamples, scaleShortfall, studyEnvOf, type Verdict } from "./verdicts.ts";
+import { median } from "./stats.ts";
+import { VERDICTS, belowScale, countedRecords, fmtRatio, judgeFromRun, pairedSamples, studyEnvOf, type Verdict } from "./verdicts.ts";
 
 interface ReportCell { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number; status: string; reason?: string; started_at?: string; duration_s: number }
 interface ReportManifest {
@@ -41,9 +42,9 @@ function claimRow(c: Claim, study: string, m: ReportManifest, counted: ResultRec
   const seed = c.published.ratio ?? (c.better === "higher" ? c.published.a! / c.published.b! : c.published.b! / c.published.a!);
   const samples = pairedSamples(counted.filter((r) => r.study === study), c);
   const j = judgeFromRun(c, study, m, samples);
-  const short = scaleShortfall(c, studyEnvOf(m, study));
   const base = { id: c.id, kind: kindText(c), seed };
-  if (short && samples.length) return { ...base, ours: j.ratio, verdict: "not measured", n: 0, why: `${short} (ours ${j.ratio !== undefined ? fmtRatio(j.ratio) : "—"} at this scale, for information)` };
+  const small = samples.length ? belowScale(c, studyEnvOf(m, study), j) : undefined;
+  if (small) return { ...base, ours: small.ratio, verdict: small.verdict, n: 0, why: small.why };
   const why = j.verdict === "not measured" ? `${j.why}${missingCells(c, study, m)}` : j.why;
   return { ...base, ours: j.ratio, lo: j.lo, hi: j.hi, relHalfWidth: j.relHalfWidth, verdict: j.verdict, n: j.n, look: j.look, why };
 }
@@ -66,11 +67,6 @@ function studyTimes(cells: ReportCell[]): { cellSeconds: number; spanSeconds: nu
   return { cellSeconds: cells.reduce((s, c) => s + (c.duration_s || 0), 0), spanSeconds: timed.length ? (Math.max(...ends) - Math.min(...starts)) / 1000 : 0 };
 }
 
-const median = (xs: number[]): number | undefined => {
-  if (!xs.length) return undefined;
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 export function runReport(dir: string): RunReport {
   const { m, records } = readRun(dir);
@@ -87,7 +83,7 @@ export function runReport(dir: string): RunReport {
     const sequential = seq ? `${seq.repetitions_added ?? 0} repetition(s) added; stopped: ${seq.stopped}` : "none";
     return { study, ...studyTimes(m.cells.filter((c) => c.study === study)), sequential, rows };
   });
-  return { runId: m.run_id, manifest: m, studies, counts, medianRelHalfWidth: median(widths), intervals: widths.length };
+  return { runId: m.run_id, manifest: m, studies, counts, medianRelHalfWidth: widths.length ? median(widths) : undefined, intervals: widths.length };
 }
 
 const fmt = (r?: number) => (r === undefined ? "—" : fmtRatio(r));

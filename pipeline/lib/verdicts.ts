@@ -282,6 +282,13 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
   };
 }
 
+/** A scale-dependent claim judged from data below the seed's scale: not measured, with our ratio there for information. */
+export function belowScale(claim: Claim, studyEnv: Record<string, unknown> | undefined, j: ClaimJudgement): ClaimJudgement | undefined {
+  const short = scaleShortfall(claim, studyEnv);
+  if (!short) return undefined;
+  return { verdict: "not measured", n: 0, ratio: j.ratio, why: `${short} (ours ${j.ratio !== undefined ? fmtRatio(j.ratio) : "—"} at this scale, for information)` };
+}
+
 /** The env a run gave a study (its manifest's profile config), for scale-dependent claims. */
 export function studyEnvOf(run: { config?: unknown }, study: string): Record<string, unknown> | undefined {
   const cfg = run.config as { studies?: Record<string, { env?: Record<string, unknown> }> } | undefined;

@@ -9,7 +9,7 @@ import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
-import { claimSides, fmtRatio, judgeSequentialClaim, lookTwoCouldDecide, pairedSamples, scaleShortfall, twoLookPlan } from "../lib/verdicts.ts";
+import { belowScale, claimSides, judgeSequentialClaim, lookTwoCouldDecide, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
 import type { ClaimJudgement, LookPlan, SideSelector } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
@@ -38,11 +38,10 @@ function matchesSide(c: Cell, s: SideSelector): boolean {
 export function judgeStudy(ctx: RunContext, study: string, claims: Claim[], plan: LookPlan): Array<{ claim: Claim; j: ClaimJudgement }> {
   const recs = judgedRecords(ctx.records, ctx.plan.cells, study);
   const env = ctx.plan.studies[study]?.env;
+  // a size this run's data cannot show (below the seed's scale) is not measured here: no repetitions are added for it
   return claims.map((claim) => {
     const j = judgeSequentialClaim(claim, pairedSamples(recs, claim), plan);
-    // a size this run's data cannot show (below the seed's scale) is not measured here: no repetitions are added for it
-    const short = scaleShortfall(claim, env);
-    return { claim, j: short ? { verdict: "not measured" as const, n: j.n, ratio: j.ratio, why: `${short}; ours at this scale ${j.ratio !== undefined ? fmtRatio(j.ratio) : "—"}, for information` } : j };
+    return { claim, j: belowScale(claim, env, j) ?? j };
   });
 }
 
