@@ -45,16 +45,27 @@ def matrix(estimate: dict, now: datetime) -> list[dict]:
     return entries
 
 
+def select_share(entries: list[dict], dispatch: str, share: str) -> list[dict]:
+    """One share run again alone: <study> or <study>-<k>of<n> as the run ids end (a new dispatch, new run id)."""
+    if not share:
+        return entries
+    names = [e["run_id"][len(dispatch) + 1:] for e in entries]
+    if share not in names:
+        raise ValueError(f"share {share!r} is not one of this plan's: {', '.join(names)}")
+    return [entries[names.index(share)]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--estimate", type=Path, required=True, help="`samebox estimate --json` output")
     parser.add_argument("--github-output", type=Path)
     parser.add_argument("--now", help="UTC start (tests); default: the clock")
+    parser.add_argument("--share", default="", help="run only this share again: <study> or <study>-<k>of<n>")
     args = parser.parse_args(argv)
     now = datetime.fromisoformat(args.now.replace("Z", "+00:00")) if args.now else datetime.now(timezone.utc)
     try:
         estimate = json.loads(args.estimate.read_text(encoding="utf-8"))
-        entries = matrix(estimate, now)
+        entries = select_share(matrix(estimate, now), dispatch_id(estimate, now), args.share.strip())
     except (OSError, ValueError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

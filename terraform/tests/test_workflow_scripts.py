@@ -254,3 +254,14 @@ def test_preflight_runs_first_and_alone_when_asked():
         if name != "plan":
             assert "needs.plan.outputs.launch == 'true'" in job["if"], (name, job.get("if"))
     assert yaml_inputs()["preflight_only"]["default"] == "no"
+
+
+def test_one_share_can_be_rerun_alone(tmp_path):
+    est = tmp_path / "estimate.json"
+    est.write_text(json.dumps(estimate({"oltp": [None], "analytical": [["a", "b"], ["c"]]})))
+    result = run_script("bench_matrix.py", "--estimate", str(est), "--now", "2030-01-02T12:00:00Z", "--share", "analytical-2of2")
+    assert result.returncode == 0, result.stderr
+    entries = json.loads(result.stdout.split("=", 1)[1])
+    assert [(e["run_id"], e["workloads"]) for e in entries] == [("20300102T120000Z-full-c6a-4xlarge-analytical-2of2", "c")]
+    bad = run_script("bench_matrix.py", "--estimate", str(est), "--share", "analytical-3of2")
+    assert bad.returncode == 2 and "share 'analytical-3of2' is not one of this plan's: oltp, analytical-1of2, analytical-2of2" in bad.stderr

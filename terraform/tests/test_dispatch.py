@@ -1,0 +1,168 @@
+"""The job-free flow's scheduler (terraform/scripts/dispatch.py) against moto's S3 and EC2: SAMEBOX_MAX_BOXES
+caps live instances (not GitHub jobs), the vCPU quota is checked before every launch, a box that never
+wrote started.json is reported failed 15 min after its launch, and a dispatch is ready once every share
+is final."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from conftest import REGION
+
+import dispatch
+
+NOW = datetime(2030, 1, 1, 12, 0, tzinfo=timezone.utc)
+
+
+class Quotas:
+    """Service Quotas' one read-only call (moto's knows only VPC quotas)."""
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def get_service_quota(self, ServiceCode, QuotaCode):  # noqa: N803 (boto3's names)
+        assert (ServiceCode, QuotaCode) == ("ec2", "L-1216C47A")
+        return {"Quota": {"Value": self.value}}
+
+
+def matrix(name: str, shares: int) -> list[dict]:
+    return [{"study": "analytical", "systems": "postgresql", "workloads": f"w{k}", "variants": "",
+             "run_id": f"{name}-analytical-{k}of{shares}", "max_minutes": 60} for k in range(1, shares + 1)]
+
+
+@pytest.fixture
+def bucket(s3, request):
+    name = "state-" + request.node.name.replace("_", "-")[:40].lower().strip("-")
+    s3.create_bucket(Bucket=name)
+    return name
+
+
+def record(s3, bucket, name, shares, instance_type="c6a.4xlarge"):
+    dispatch.record(s3, bucket, name, matrix(name, shares), {"profile": "full", "instance_type": instance_type,
+                                                             "commit": "0" * 40, "publish": "yes"})
+
+
+def boot(ec2, s3, bucket, entry, launched_at=NOW, dispatch_name=None, started=True, results="results-d"):
+    """What bench's launch step leaves: an instance tagged like terraform/run's, and its launch record."""
+    ami = ec2.describe_images()["Images"][0]["ImageId"]
+    tags = [{"Key": "Project", "Value": "samebox"}, {"Key": "samebox:run-id", "Value": entry["run_id"]},
+            {"Key": "samebox:dispatch", "Value": dispatch_name or entry["run_id"].rsplit("-analytical", 1)[0]}]
+    instance = ec2.run_instances(ImageId=ami, InstanceType="c6a.4xlarge", MinCount=1, MaxCount=1,
+                                 TagSpecifications=[{"ResourceType": "instance", "Tags": tags}])["Instances"][0]["InstanceId"]
+    prefix = f"s3://{results}/boxes/AROATEST:{instance}/"
+    try:
+        s3.create_bucket(Bucket=results)
+    except s3.exceptions.BucketAlreadyOwnedByYou:
+        pass
+    if started:
+        s3.put_object(Bucket=results, Key=f"boxes/AROATEST:{instance}/started.json", Body=b"{}")
+    name = dispatch_name or entry["run_id"].rsplit("-analytical", 1)[0]
+    dispatch.put_json(s3, bucket, f"runs/dispatches/{name}/{entry['run_id']}.json", {
+        "run_id": entry["run_id"], "instance_id": instance, "results_prefix": prefix,
+        "launched_at": dispatch.stamp(launched_at), "expires_at": dispatch.stamp(launched_at + timedelta(minutes=90))})
+    return instance, prefix
+
+
+def test_max_boxes_caps_live_instances_not_jobs(ec2, s3, bucket):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 17)
+    first = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW, only=name)
+    assert [e["run_id"] for e in first["launch"]] == [f"{name}-analytical-{k}of17" for k in (1, 2, 3)]
+    assert first["launch"][0]["instance_type"] == "c6a.4xlarge" and first["launch"][0]["commit"] == "0" * 40
+    ids = [boot(ec2, s3, bucket, e)[0] for e in first["launch"]]
+    # Three boxes live, however long they run: nothing more until one of them is gone.
+    again = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(hours=7), only=name)
+    assert again["launch"] == [] and "3 instances live, SAMEBOX_MAX_BOXES is 3" in again["waiting"]
+    ec2.terminate_instances(InstanceIds=ids[:1])
+    later = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(hours=8), only=name)
+    assert [e["run_id"] for e in later["launch"]] == [f"{name}-analytical-4of17"]
+
+
+def test_instances_of_other_dispatches_count_too(ec2, s3, bucket):
+    other = "20291231T120000Z-quick-c6a-4xlarge"
+    boot(ec2, s3, bucket, matrix(other, 1)[0], dispatch_name=other)
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 5)
+    result = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW, only=name)
+    assert len(result["launch"]) == 2 and result["live_instances"] == 1
+
+
+def test_vcpu_quota_is_checked_before_every_launch(ec2, s3, bucket):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 5)
+    boot(ec2, s3, bucket, matrix(name, 5)[0])
+    # SAMEBOX_MAX_BOXES 5 would allow 4 more, but 16 live + 3 x 16 > 48: only 2 launch, the rest waits.
+    result = dispatch.tick(s3, ec2, Quotas(48), bucket, 5, NOW, only=name)
+    assert [e["run_id"] for e in result["launch"]] == [f"{name}-analytical-2of5", f"{name}-analytical-3of5"]
+    assert "> the account's quota of 48" in result["waiting"]
+
+
+def test_a_box_that_never_started_fails_after_15_minutes_and_the_dispatch_is_ready(ec2, s3, bucket):
+    name = "20300101T120000Z-smoke-c6a-4xlarge"
+    record(s3, bucket, name, 1)
+    boot(ec2, s3, bucket, matrix(name, 1)[0], started=False)
+    early = dispatch.tick(s3, ec2, Quotas(48), bucket, 3, NOW + timedelta(minutes=14), only=name)
+    assert early["shares"][0]["status"] == "running" and early["ready"] == []
+    late = dispatch.tick(s3, ec2, Quotas(48), bucket, 3, NOW + timedelta(minutes=15), only=name)
+    assert late["shares"][0]["status"] == "never started" and late["ready"] == [name]
+
+
+def test_done_gone_and_expired_shares_are_final(ec2, s3, bucket):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 3)
+    entries = matrix(name, 3)
+    _, prefix = boot(ec2, s3, bucket, entries[0])
+    s3.put_object(Bucket="results-d", Key=prefix.split("/", 3)[3] + "done.json", Body=b'{"status": "ok"}')
+    gone, _ = boot(ec2, s3, bucket, entries[1])
+    ec2.terminate_instances(InstanceIds=[gone])
+    boot(ec2, s3, bucket, entries[2], launched_at=NOW - timedelta(hours=2))
+    view = dispatch.dispatch_view(s3, ec2, bucket, name, NOW, timedelta(minutes=15))
+    assert [s["status"] for s in view["shares"]] == ["done", "gone", "expired"] and view["ready"]
+    assert dispatch.open_dispatches(s3, bucket) == [name]
+    dispatch.close(s3, ec2, bucket, name, "collected")
+    assert dispatch.open_dispatches(s3, bucket) == [], "a collected dispatch is never collected twice"
+
+
+def test_cancel_launches_nothing_more_and_terminates_every_box(ec2, s3, bucket):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 4)
+    running, _ = boot(ec2, s3, bucket, matrix(name, 4)[0])
+    result = dispatch.cancel(s3, ec2, bucket, name)
+    assert result["terminated"] == [running]
+    after = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW, only=name)
+    assert after["launch"] == [] and after["ready"] == [name]
+    assert {s["status"] for s in after["shares"]} <= {"gone", "cancelled"}
+
+
+def test_one_share_alone_is_a_dispatch_of_its_own(ec2, s3, bucket):
+    name = "20300102T120000Z-full-c6a-4xlarge"
+    only = [dict(matrix(name, 3)[1])]
+    dispatch.record(s3, bucket, name, only, {"profile": "full", "instance_type": "c6a.4xlarge", "commit": "0" * 40, "publish": "yes"})
+    result = dispatch.tick(s3, ec2, Quotas(48), bucket, 3, NOW, only=name)
+    assert [e["run_id"] for e in result["launch"]] == [f"{name}-analytical-2of3"]
+
+
+@pytest.mark.parametrize("raw", ["0", "", "three", "-1", "101", "2.5"])
+def test_bad_max_boxes_is_refused_naming_the_valid_values(raw, ec2, s3, bucket, capsys):
+    rc = dispatch.main(["--region", REGION, "--state-bucket", bucket, "tick", "--max-boxes", raw], s3=s3, ec2=ec2, quotas=Quotas(48))
+    err = capsys.readouterr().err
+    assert rc == 2 and "SAMEBOX_MAX_BOXES" in err and "whole number from 1 to 100" in err
+
+
+def test_cli_tick_writes_the_launch_list_for_the_workflow(ec2, s3, bucket, tmp_path, capsys):
+    name = "20300101T120000Z-smoke-c6a-4xlarge"
+    rc = dispatch.main(["--region", REGION, "--state-bucket", bucket, "--now", "2030-01-01T12:00:00Z", "record", "--dispatch", name,
+                        "--matrix-json", json.dumps(matrix(name, 1)), "--profile", "smoke", "--instance-type", "c6a.4xlarge",
+                        "--commit", "0" * 40, "--publish", "yes"], s3=s3, ec2=ec2)
+    assert rc == 0
+    out = tmp_path / "out"
+    rc = dispatch.main(["--region", REGION, "--state-bucket", bucket, "tick", "--max-boxes", "3", "--dispatch", name,
+                        "--github-output", str(out)], s3=s3, ec2=ec2, quotas=Quotas(48))
+    assert rc == 0, capsys.readouterr().err
+    lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert [e["run_id"] for e in json.loads(lines["launch"])] == [f"{name}-analytical-1of1"] and json.loads(lines["ready"]) == []
+    bad = dispatch.main(["--region", REGION, "--state-bucket", bucket, "record", "--dispatch", "smoke", "--matrix-json", "[]",
+                         "--profile", "smoke", "--instance-type", "c6a.4xlarge", "--commit", "0" * 40, "--publish", "yes"], s3=s3, ec2=ec2)
+    assert bad == 2 and "is not <UTC start>-<profile>-<type>" in capsys.readouterr().err
