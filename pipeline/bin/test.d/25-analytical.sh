@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Suite: the analytical study (seed 001). Parser unit tests on real captured outputs (node:test),
-# pgwire-tp's Go tests against a real PostgreSQL, the workload catalog's consistency, every SQL
+# Suite: the analytical study (seed 001): pgwire-tp's Go tests against a real PostgreSQL, the workload catalog's consistency, every SQL
 # system's client verb, and a tiny real run through the study verbs: a handful of workloads on
 # sqlite, duckdb and postgresql (plus the pgwire path pointed at that PostgreSQL) whose answers
 # must agree across engines, each cell keeping what it ran (SQL, the exact command timed), a wrong
@@ -96,23 +95,16 @@ PY
 }
 t "workload catalog: >= 60 checked workloads, every category, no system names, reasons for skipped cells" catalog_ok
 
-# ---- parser unit tests (node:test on real outputs) ------------------------------------------
+# The parser unit tests (pipeline/test/parsers-analytical.test.ts) run in suite 10, once.
 out="$(mktemp)"
-node_modules/.bin/node --test --test-reporter=spec pipeline/test/parsers-analytical.test.ts >"$out" 2>&1
-np=$(grep -E '^ℹ pass [0-9]+' "$out" | awk '{print $3}'); nf=$(grep -E '^ℹ fail [0-9]+' "$out" | awk '{print $3}')
-pass=$((pass + ${np:-0})); fail=$((fail + ${nf:-0}))
-echo "node:test parsers-analytical: ${np:-0} passed, ${nf:-0} failed"
-if [[ -z "$np" || "${nf:-1}" != 0 ]]; then bad "node:test parsers-analytical"; tail -n 40 "$out" | sed 's/^/     | /'; fi
 
 # ---- PostgreSQL up, pgwire-tp Go tests against it -------------------------------------------
 t "postgresql/start (private state, port $SAMEBOX_PG_PORT)" "$systems/postgresql/start"
 export PGWIRE_DSN="postgresql://bench:bench@127.0.0.1:$SAMEBOX_PG_PORT/sbtest"
-(cd "$tpdir" && PGWIRE_TEST_DSN="$PGWIRE_DSN" "$GO" test -count=1 -v ./... >"$out" 2>&1)
-gp=$(grep -c -- '^--- PASS' "$out"); gf=$(grep -c -- '^--- FAIL' "$out")
-grep -q -- '^--- SKIP' "$out" && { bad "go test skipped the server test"; }
-pass=$((pass + gp)); fail=$((fail + gf))
-echo "go test pgwire-tp: $gp passed, $gf failed"
-if ! grep -q '^ok' "$out"; then bad "go test pgwire-tp"; tail -n 30 "$out" | sed 's/^/     | /'; fi
+(cd "$tpdir" && PGWIRE_TEST_DSN="$PGWIRE_DSN" "$GO" test -count=1 -json ./... >"$out" 2>&1)
+go_rc=$?
+grep -qE '"Action":"skip".*"Test":' "$out" && bad "go test pgwire-tp skipped the server test (PGWIRE_TEST_DSN not reached)"
+count_go_json "go test pgwire-tp" "$go_rc" "$out"
 
 # ---- the client verb of every SQL system -------------------------------------------------------
 # client exec|query FILE prints the argv (NUL-separated; leading NAME=VALUE words are environment)

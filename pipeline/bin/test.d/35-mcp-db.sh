@@ -1,30 +1,23 @@
 #!/usr/bin/env bash
-# mcp-db study: the mcp-load parser's unit tests on real captured cells, then a tiny real
+# mcp-db study (its parsers' unit tests run in suite 10): a tiny real
 # end-to-end run: ci-size data (5,120 rows) loaded into SQLite and PostgreSQL, one workload
 # through each MCP server that installs here (Faucet built from source, DBHub and Toolbox from
 # npm into /opt/samebox/mcp-servers), each cell checked for successful calls and for answers
 # matching the database's own driver (the run verb compares them and exits 4 when they differ).
 # Prints how long the Faucet build took (a cold one downloads ~1 GB of Go modules).
-# Also the client ceiling (no database): the k6 parser's tests on real captured cells, then
+# Also the client ceiling (no database):
 # client_ceiling (mcp-load) and client_ceiling_k6 (k6) against mcp-null through the run verb,
 # each checked for successful calls and a client CPU per call. k6 is built from go.k6.io/k6 into
 # loadgen/mcp-load/bin/k6 when missing (5-7 min cold on 2 cores; printed) and reused after.
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 1
 root="$PWD"
-pass=0 fail=0
-ok() { echo "ok   - $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL - $*"; fail=$((fail + 1)); }
-finish() { echo "${pass} passed, ${fail} failed"; [[ $fail -eq 0 ]]; exit $?; }
+# shellcheck source=SCRIPTDIR/../test-lib.sh
+. pipeline/bin/test-lib.sh
 
 bash pipeline/bin/setup node tools >&2 || { bad "pipeline/bin/setup node tools"; finish; }
 
-# 1. Parser unit tests (node:test).
-out=$(mktemp)
-node_modules/.bin/node --test --test-reporter=spec pipeline/test/parsers-mcp.test.ts pipeline/test/parsers-k6.test.ts 2>&1 | tee "$out"
-p=$(grep -E '^ℹ pass [0-9]+' "$out" | awk '{print $3}'); f=$(grep -E '^ℹ fail [0-9]+' "$out" | awk '{print $3}')
-pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
-[[ -n "$p" ]] || bad "parser tests did not run"
+# 1. The parser unit tests (pipeline/test/parsers-mcp.test.ts, parsers-k6.test.ts) run in suite 10, once.
 
 # 2. The study's Go helpers (row normalisation / answer comparison) have their own tests.
 export PATH="/usr/local/go/bin:$PATH"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2015,SC2012  # `check && ok || bad` is the suites' idiom; ls of a mktemp dir
-# mcp-servers study (seed 003): parser tests on real captured cells; the study's Go code (api-service);
+# mcp-servers study (seed 003; its parser tests run in suite 10): the study's Go code (api-service);
 # bad input (unknown server/workload -> exit 2 naming the valid ones; conformance refuses a non-loopback
 # URL); then against real Redis + api-service (deps start, own ports): every server folder
 # bench-scripts/systems/mcp-*/ with a system.json whose install does not exit 3 is installed, started,
@@ -23,14 +23,7 @@ study=bench-scripts/studies/mcp-servers
 
 bash pipeline/bin/setup node tools >&2 || { bad "pipeline/bin/setup node tools"; finish; }
 
-# 1. Parser tests (node:test) on real cells.
-out=$(mktemp)
-node_modules/.bin/node --test --test-reporter=spec pipeline/test/parsers-mcp-servers.test.ts > "$out" 2>&1
-p=$(grep -E '^ℹ pass [0-9]+' "$out" | awk '{print $3}'); f=$(grep -E '^ℹ fail [0-9]+' "$out" | awk '{print $3}')
-pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
-[[ -n "$p" ]] || bad "parser tests did not run"
-[[ "${f:-0}" == 0 ]] || grep -B2 -A15 '✖' "$out" | head -40
-rm -f "$out"
+# 1. The parser tests (pipeline/test/parsers-mcp-servers.test.ts) run in suite 10, once.
 
 # 2. The api-service's own tests (seed's catalogue: Electronics 50..500 finds 2,251) and the seeder builds.
 t "go test studies/mcp-servers/api-service" bash -c "cd $study/api-service && go test ./..."

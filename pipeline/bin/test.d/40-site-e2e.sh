@@ -19,18 +19,15 @@ export ASTRO_TELEMETRY_DISABLED=1 SAMEBOX_BASE=/samebox/
 NODE=$PWD/node_modules/.bin/node
 work=$(mktemp -d "${TMPDIR:-/tmp}/samebox-site-e2e.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-passed=0; failed=0
+# shellcheck source=SCRIPTDIR/../test-lib.sh
+. pipeline/bin/test-lib.sh
 
 # Runs the test files against the build in $SAMEBOX_OUT_DIR and adds node:test's counts.
 run_tests() {
   local label=$1 log="$work/$1.log"
   echo "--- site-e2e [$label]: node --test site/test/*.test.ts"
   timeout 900 "$NODE" --test --test-concurrency=1 --test-timeout=300000 site/test/*.test.ts 2>&1 | tee "$log"
-  local p f
-  p=$(grep -oE '^ℹ pass [0-9]+' "$log" | tail -1 | awk '{print $3}')
-  f=$(grep -oE '^ℹ fail [0-9]+' "$log" | tail -1 | awk '{print $3}')
-  if [ -z "$p" ]; then p=0; f=1; echo "site-e2e [$label]: the test runner printed no counts"; fi
-  passed=$((passed + p)); failed=$((failed + ${f:-0}))
+  count_node "site-e2e [$label] node:test site/test/*.test.ts" "${PIPESTATUS[0]}" "$log"
 }
 
 build_site() {
@@ -38,8 +35,7 @@ build_site() {
   echo "--- site-e2e [$label]: astro build (SAMEBOX_SITE_DIR=$SAMEBOX_SITE_DIR, base $SAMEBOX_BASE)"
   if ! timeout 600 "$NODE" node_modules/astro/bin/astro.mjs build > "$work/$label-build.log" 2>&1; then
     tail -40 "$work/$label-build.log"
-    echo "site-e2e [$label]: astro build failed"
-    failed=$((failed + 1))
+    bad "site-e2e [$label]: astro build"
     return 1
   fi
   tail -3 "$work/$label-build.log"
@@ -50,7 +46,7 @@ export SAMEBOX_SITE_DIR="$work/fixture-site" SAMEBOX_OUT_DIR="$work/fixture-dist
 if "$NODE" site/test/fixtures/make-site-data.ts "$SAMEBOX_SITE_DIR"; then
   build_site fixture && run_tests fixture
 else
-  echo "site-e2e [fixture]: could not generate fixture data"; failed=$((failed + 1))
+  bad "site-e2e [fixture]: generate fixture data"
 fi
 
 # Phase 2: the real published data (publish writes into a temporary site dir, not the work tree).
@@ -61,8 +57,7 @@ if "$NODE" --disable-warning=ExperimentalWarning pipeline/cli.ts publish > "$wor
   build_site real && run_tests real
 else
   tail -20 "$work/publish.log"
-  echo "site-e2e [real]: samebox publish failed"; failed=$((failed + 1))
+  bad "site-e2e [real]: samebox publish"
 fi
 
-echo "${passed} passed, ${failed} failed"
-[ "$failed" -eq 0 ]
+finish

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Suite: the payments study (seed 004, Reserva). The reserva load generator's Go unit tests (round-trip
 # sequence, client checks, error classification, invariant check, data generator, flags, the loop on an
-# in-memory bank), the parser test on real captured reports, then real engines: the ci profile through
+# in-memory bank), then real engines: the ci profile through
 # the samebox CLI on PostgreSQL and MariaDB (4 cells, into a temporary data dir), and the study verbs
 # directly: a cell whose invariant is broken on purpose (test hook) must fail with the reason, bad
 # input (unknown variant, concurrency 0, a scale the data was not prepared at, unknown workload) must
@@ -39,7 +39,7 @@ t "reserva: go vet" bash -c "cd '$mod' && go vet ./..."
 t "reserva: go test -race (round trips, checks, error classes, invariants, generator, flags, loop)" \
   bash -c "cd '$mod' && go test -race -count=1 -timeout 120s ./..."
 t "reserva: install verb builds, and is quick when built" bash -c "'$study/install' && s=\$(date +%s) && '$study/install' && (( \$(date +%s) - s < 5 ))"
-t "parser test (real captured reports)" "${node[@]}" --test pipeline/test/parsers-payments.test.ts
+# The parser test (pipeline/test/parsers-payments.test.ts) runs in suite 10, once.
 
 # ---- the ci profile through the CLI on PostgreSQL and MariaDB -------------------------------------
 pipeline_ci() {

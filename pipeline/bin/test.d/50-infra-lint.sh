@@ -27,7 +27,9 @@ export TF_CLI_CONFIG_FILE=/dev/null CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 unset TF_PLUGIN_CACHE_DIR
 plugin_dir=${SAMEBOX_TF_PLUGIN_DIR:-/opt/tf-plugins}
 log_dir=$(mktemp -d "${TMPDIR:-/tmp}/samebox-infra-lint.XXXXXX")
-pass=0; fail=0; skip=0
+# shellcheck source=SCRIPTDIR/../test-lib.sh
+. pipeline/bin/test-lib.sh   # the one counter (pass, fail, count_pytest); check() and finish() below are this suite's own
+skip=0
 suite_start=$(date +%s)
 
 note() { printf '%s infra-lint: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
@@ -185,13 +187,8 @@ pytest_suite() {
 pytest_start=$SECONDS
 pytest_suite
 pytest_rc=$?
-summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed)' "$log_dir/pytest.txt" | tail -n 1)
-p=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+'); f=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '[0-9]+')
-e=$(grep -oE '[0-9]+ errors?' <<<"$summary" | grep -oE '[0-9]+')
-p=${p:-0}; f=$(( ${f:-0} + ${e:-0} ))
-if (( pytest_rc != 0 && f == 0 )); then f=1; fi
-pass=$((pass + p)); fail=$((fail + f))
-printf '%s  %-46s %4ss\n' "$( (( f == 0 )) && echo 'ok   ' || echo 'FAIL ')" "pytest terraform/tests: $p passed, $f failed" $((SECONDS - pytest_start))
-(( f == 0 )) || tail -n 80 "$log_dir/pytest.txt" | sed 's/^/      /'
+count_pytest "pytest terraform/tests" "$pytest_rc" "$log_dir/pytest.txt"
+note "pytest terraform/tests took $((SECONDS - pytest_start))s"
+(( pytest_rc == 0 )) || tail -n 80 "$log_dir/pytest.txt" | sed 's/^/      /'
 
 finish
