@@ -26,7 +26,8 @@ def describe(entry: dict, folder: Path) -> dict:
     usd = cost.get("usd")
     return {
         "study": entry["study"], "run_id": entry["run_id"], "limit": entry["max_minutes"],
-        "status": done.get("status", "no done marker"),
+        # Without a marker, the collect tick's verdict (never started, gone, expired, ...).
+        "status": done.get("status", entry.get("outcome") if entry.get("outcome") not in (None, "done") else "no done marker"),
         "wall": f"{done['duration_s'] / 60:.0f} min" if isinstance(done.get("duration_s"), (int, float)) else "unknown",
         "cost": f"${usd:.2f}" if isinstance(usd, (int, float)) else f"unknown ({cost.get('reason', 'no cost computed')})",
         "ami": done.get("ami_id", "unknown"),
