@@ -52,7 +52,7 @@ exit_code=""
 detail=""
 finished=0
 
-upload() { # <local path> <destination uri>
+upload_once() { # <local path> <destination uri>
   if [[ -n "${SAMEBOX_UPLOAD_CMD:-}" ]]; then
     $SAMEBOX_UPLOAD_CMD "$1" "$2"
   elif [[ -d "$1" ]]; then
@@ -60,6 +60,33 @@ upload() { # <local path> <destination uri>
   else
     aws s3 cp --only-show-errors "$1" "$2"
   fi
+}
+
+# Every upload is retried (SAMEBOX_UPLOAD_RETRIES attempts, default 4, waiting 5, 10, 20 s ...:
+# SAMEBOX_UPLOAD_RETRY_DELAY), and a run folder goes up as an atomic snapshot: its manifest is
+# copied first, then the folder (hard links, so cheap), the folder is sent without the manifest,
+# and the manifest last, only once the rest is complete. So the bucket's manifest never names a
+# cell whose files are not there: a box that dies mid-sync leaves the previous, consistent one.
+upload() { # <local path> <destination uri>
+  local tries=${SAMEBOX_UPLOAD_RETRIES:-4} delay=${SAMEBOX_UPLOAD_RETRY_DELAY:-5} attempt snap rc
+  [[ "$tries" =~ ^[1-9][0-9]*$ ]] || tries=4
+  [[ "$delay" =~ ^[0-9]+$ ]] || delay=5
+  if [[ -d "$1" && -f "$1/manifest.json" ]]; then
+    snap=$(mktemp -d "${TMPDIR:-/tmp}/samebox-snapshot.XXXXXX") || return 1
+    mkdir -p "$snap/run" && cp -p "$1/manifest.json" "$snap/manifest.json" \
+      && { cp -al "$1/." "$snap/run/" 2>/dev/null || cp -a "$1/." "$snap/run/"; } && rm -f "$snap/run/manifest.json" \
+      && upload "$snap/run" "$2" && upload "$snap/manifest.json" "${2%/}/manifest.json"
+    rc=$?
+    rm -rf "$snap"
+    return "$rc"
+  fi
+  for (( attempt = 1; ; attempt++ )); do
+    upload_once "$1" "$2" && return 0
+    (( attempt < tries )) || { echo "upload $1 -> $2 failed $tries times" >&2; return 1; }
+    echo "upload $1 -> $2 failed (attempt $attempt of $tries); retrying in ${delay}s" >&2
+    sleep "$delay"
+    delay=$(( delay * 2 ))
+  done
 }
 
 results_dest=""
@@ -180,7 +207,7 @@ heartbeat() { # <started|progress>: a small marker collect reads to tell a box t
   [[ -d "$run_dir/cells" ]] && cells=$(find "$run_dir/cells" -mindepth 1 -maxdepth 1 -type d | wc -l)
   printf '{"run_id": "%s", "marker": "%s", "started_at": "%s", "at": "%s", "cell_folders": %d}\n' \
     "$run_id" "$1" "$started_at" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$cells" > "$status_dir/$1.json"
-  timeout --kill-after=10 120 bash -c "$(declare -f upload); upload \"\$@\"" _ "$status_dir/$1.json" "${results_dest}$1.json" \
+  timeout --kill-after=10 120 bash -c "$(declare -f upload upload_once); upload \"\$@\"" _ "$status_dir/$1.json" "${results_dest}$1.json" \
     >>"$status_dir/upload.log" 2>&1 || log "could not upload the $1 marker (see logs/upload.log)"
 }
 
@@ -197,7 +224,7 @@ start_uploader() {
     renice -n 19 -p "$BASHPID" >/dev/null 2>&1
     ionice -c 3 -p "$BASHPID" >/dev/null 2>&1
     bounded_upload() { # <seconds> <local path> <uri>
-      timeout --kill-after=10 "$1" bash -c "$(declare -f upload); upload \"\$@\"" _ "$2" "$3" >>"$status_dir/upload.log" 2>&1 &
+      timeout --kill-after=10 "$1" bash -c "$(declare -f upload upload_once); upload \"\$@\"" _ "$2" "$3" >>"$status_dir/upload.log" 2>&1 &
       wait $!
     }
     while :; do

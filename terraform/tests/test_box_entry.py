@@ -353,3 +353,57 @@ def test_heartbeat_started_before_the_suite_and_progress_while_it_runs(box):
     marker = json.loads((box.uploaded / "started.json").read_text())
     assert marker["run_id"] == RUN_ID and marker["marker"] == "started"
     assert json.loads(progress.read_text())["cell_folders"] >= 2, "progress counts the cells the suite has begun"
+
+
+FLAKY_UPLOAD = r"""#!/usr/bin/env bash
+# fails the first $FAKE_FAILS attempts of every destination, then acts as fake-upload
+set -eu
+count="$FAKE_S3.count.$(echo "$2" | md5sum | cut -c1-12)"
+n=$(( $(cat "$count" 2>/dev/null || echo 0) + 1 )); echo "$n" > "$count"
+if (( n <= FAKE_FAILS )); then echo "attempt $n ${2}" >> "$FAKE_EVENTS"; echo "connection reset" >&2; exit 1; fi
+exec "$(dirname "$0")/fake-upload" "$@"
+"""
+
+TORN_UPLOAD = r"""#!/usr/bin/env bash
+# a sync that dies part-way: a folder's manifest.json (if the folder has one) gets there, nothing else
+set -eu
+if [ -d "$1" ]; then
+  if [ -f "$1/manifest.json" ]; then mkdir -p "$FAKE_S3/${2#s3://}"; cp "$1/manifest.json" "$FAKE_S3/${2#s3://}"; fi
+  exit 1
+fi
+exec "$(dirname "$0")/fake-upload" "$@"
+"""
+
+
+def fake_tool(box, name, text):
+    path = box.tmp / "bin" / name
+    path.write_text(text)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_uploads_are_retried_so_a_transient_error_loses_nothing(box):
+    result = run_box(box, SAMEBOX_UPLOAD_CMD=fake_tool(box, "flaky-upload", FLAKY_UPLOAD), FAKE_FAILS="2",
+                     SAMEBOX_UPLOAD_RETRY_DELAY="0", SAMEBOX_UPLOAD_INTERVAL_SECONDS="0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert done(box)["status"] == "ok", "the done marker arrived on its third attempt"
+    assert (box.uploaded / "run" / "manifest.json").is_file() and (box.uploaded / "run" / "cells" / "x" / "stdout.txt").is_file()
+    assert sum(1 for line in events(box) if line.startswith("attempt ") and line.endswith("/done.json")) == 2
+
+
+def test_a_run_folder_goes_up_as_a_snapshot_with_its_manifest_last(box):
+    result = run_box(box, SAMEBOX_UPLOAD_INTERVAL_SECONDS="0")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run_uploads = [line for line in events(box) if "/run/" in line]
+    assert run_uploads == ["upload s3://results/boxes/AROATEST:i-0abc/run/",
+                           "upload s3://results/boxes/AROATEST:i-0abc/run/manifest.json"], run_uploads
+    assert json.loads((box.uploaded / "run" / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_a_sync_torn_part_way_never_leaves_a_manifest_naming_missing_cells(box):
+    result = run_box(box, SAMEBOX_UPLOAD_CMD=fake_tool(box, "torn-upload", TORN_UPLOAD), SAMEBOX_UPLOAD_RETRY_DELAY="0",
+                     SAMEBOX_UPLOAD_INTERVAL_SECONDS="0", TMPDIR=str(box.tmp))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (box.uploaded / "run" / "manifest.json").exists(), "the manifest goes up only after the complete folder"
+    assert done(box)["run_dir_uploaded"] is False
+    assert not list(box.tmp.glob("samebox-snapshot.*")), "the snapshot is removed"
