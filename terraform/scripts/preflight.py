@@ -3,8 +3,11 @@
 nothing behind. Identity (the assumed role), both buckets reachable, the Ubuntu image terraform/run
 would boot, `ec2 run-instances --dry-run` with the launch parameters terraform/run uses (so the IAM
 launch conditions are exercised), the vCPU quota against the planned peak, and the repository
-clonable anonymously (as the box clones it). Prints one JSON line per check; exit 1 when any
-failed, naming it.
+clonable anonymously (as the box clones it); with --terraform-plan also `terraform init` with the
+real backend (the state bucket, key runs/<run-id>.tfstate) and `terraform plan -lock=false` of
+terraform/run with the dispatch's first box (credentials, backend access, every variable's
+validation, the image lookup; nothing is written, no lock taken). Prints one JSON line per check;
+exit 1 when any failed, naming it.
 """
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
@@ -22,6 +27,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 import quota_check
 
 UBUNTU_OWNER = "099720109477"
+RUN_MODULE = Path(__file__).resolve().parents[1] / "run"
 UBUNTU_NAME = "ubuntu/images/hvm-ssd-gp3/ubuntu-noble-24.04-amd64-server-*"
 
 
@@ -64,7 +70,40 @@ def clone_check(url: str) -> str:
     return f"HEAD {result.stdout.split()[0][:12]} readable anonymously"
 
 
-def run_checks(args, client: Callable[[str], object]) -> list[dict]:
+def plan_vars(args) -> dict:
+    """terraform/run's variables for the dispatch's first box, as the launch step sets them."""
+    expires = (datetime.now(timezone.utc) + timedelta(minutes=args.max_minutes + 30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    values = {"region": args.region, "run_id": args.run_id, "expires_at": expires, "instance_type": args.instance_type,
+              "profile": args.profile, "studies": [args.study], "systems": [s for s in args.systems.split(",") if s],
+              "repository_url": args.repository_url, "commit": args.commit, "max_minutes": args.max_minutes,
+              "results_bucket": args.results_bucket, "box_instance_profile": args.box_profile, "box_role_id": args.box_role_id,
+              "box_security_group_id": args.security_group, "subnet_id": args.subnet}
+    if args.ami_id:
+        values["ami_id"] = args.ami_id
+    return values
+
+
+def terraform_plan(args, run=subprocess.run) -> str:
+    """init with the real backend, then plan without a lock: $0, nothing written."""
+    env = dict(os.environ, TF_IN_AUTOMATION="1", TF_INPUT="0")
+    with tempfile.TemporaryDirectory(prefix="samebox-preflight-") as work:
+        var_file = Path(work) / "preflight.tfvars.json"
+        var_file.write_text(json.dumps(plan_vars(args)), encoding="utf-8")
+        calls = [[args.terraform, "init", "-input=false", "-reconfigure", "-no-color", f"-backend-config=bucket={args.state_bucket}",
+                  f"-backend-config=key=runs/{args.run_id}.tfstate", f"-backend-config=region={args.region}"],
+                 [args.terraform, "plan", "-input=false", "-lock=false", "-no-color", f"-var-file={var_file}"]]
+        out = ""
+        for cmd in calls:
+            result = run(cmd, cwd=str(args.terraform_dir), env=env, capture_output=True, text=True, timeout=600)
+            if result.returncode != 0:
+                tail = (result.stderr or result.stdout).strip().splitlines()[-5:]
+                raise RuntimeError(f"terraform {cmd[1]} failed (exit {result.returncode}): {' | '.join(tail)}")
+            out = result.stdout
+    summary = next((line.strip() for line in out.splitlines() if line.strip().startswith(("Plan:", "No changes"))), "plan made")
+    return f"{summary} (backend s3://{args.state_bucket}/runs/{args.run_id}.tfstate, no lock)"
+
+
+def run_checks(args, client: Callable[[str], object], run=subprocess.run) -> list[dict]:
     ec2 = client("ec2")
     state = {"ami": args.ami_id}
 
@@ -85,19 +124,21 @@ def run_checks(args, client: Callable[[str], object]) -> list[dict]:
 
     checks = [("identity", lambda: client("sts").get_caller_identity()["Arn"]),
               ("results bucket", lambda: listable(args.results_bucket, "boxes/")),
-              ("state bucket", lambda: listable(args.state_bucket, "runs/")),
-              ("image", ami), ("launch dry run", lambda: launch_dry_run(ec2, args, ami())), ("vcpu quota", quota),
-              ("anonymous clone", lambda: clone_check(args.repository_url))]
+              ("state bucket", lambda: listable(args.state_bucket, "runs/"))]
+    if args.terraform_plan:
+        checks.append(("terraform plan", lambda: terraform_plan(args, run)))
+    checks += [("image", ami), ("launch dry run", lambda: launch_dry_run(ec2, args, ami())), ("vcpu quota", quota),
+               ("anonymous clone", lambda: clone_check(args.repository_url))]
     results = []
-    for name, run in checks:
+    for name, check in checks:
         try:
-            results.append({"check": name, "ok": True, "detail": str(run())})
+            results.append({"check": name, "ok": True, "detail": str(check())})
         except (ClientError, BotoCoreError, RuntimeError, subprocess.SubprocessError, OSError) as error:
             results.append({"check": name, "ok": False, "detail": str(error)})
     return results
 
 
-def main(argv: list[str] | None = None, client: Callable[[str], object] | None = None) -> int:
+def main(argv: list[str] | None = None, client: Callable[[str], object] | None = None, run=subprocess.run) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name in ("region", "instance-type", "results-bucket", "state-bucket", "box-profile", "security-group", "repository-url"):
         parser.add_argument(f"--{name}", required=True)
@@ -108,9 +149,24 @@ def main(argv: list[str] | None = None, client: Callable[[str], object] | None =
     parser.add_argument("--boxes", type=int, default=1)
     parser.add_argument("--max-boxes", type=int, default=3)
     parser.add_argument("--endpoint-url", help="AWS endpoint for every client but service-quotas (tests: moto)")
+    plan = parser.add_argument_group("terraform plan with the real backend (--terraform-plan)")
+    plan.add_argument("--terraform-plan", action="store_true")
+    plan.add_argument("--terraform", default="terraform", help="the terraform binary")
+    plan.add_argument("--terraform-dir", type=Path, default=RUN_MODULE)
+    plan.add_argument("--box-role-id", default="")
+    plan.add_argument("--commit", default="")
+    plan.add_argument("--profile", default="smoke")
+    plan.add_argument("--study", default="")
+    plan.add_argument("--systems", default="")
+    plan.add_argument("--max-minutes", type=int, default=60)
     args = parser.parse_args(argv)
+    if args.terraform_plan:
+        missing = [f"--{name}" for name in ("box-role-id", "commit", "study", "systems") if not getattr(args, name.replace("-", "_"))]
+        if missing:
+            print(f"error: --terraform-plan needs {', '.join(missing)} (the dispatch's first box, as the launch step sets them)", file=sys.stderr)
+            return 2
     client = client or (lambda service: boto3.client(service, region_name=args.region, endpoint_url=args.endpoint_url))
-    results = run_checks(args, client)
+    results = run_checks(args, client, run)
     for result in results:
         print(json.dumps(result))
     failed = [r["check"] for r in results if not r["ok"]]

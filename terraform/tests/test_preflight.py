@@ -60,3 +60,63 @@ def test_preflight_names_every_failing_check(ec2, s3, moto_endpoint, tmp_path, c
     rc = preflight.main(args + ["--boxes", "17", "--max-boxes", "4"], client=clients(moto_endpoint, quota_client(48)))
     err = capsys.readouterr().err
     assert rc == 1 and "state bucket, vcpu quota, anonymous clone" in err
+
+
+STUB_TERRAFORM = r"""#!/usr/bin/env bash
+# records each call (cwd and argv) and the var file; plan fails when STUB_PLAN_FAILS is set
+echo "$PWD $*" >> "$STUB_LOG"
+for arg in "$@"; do case "$arg" in -var-file=*) cp "${arg#-var-file=}" "$STUB_LOG.vars";; esac; done
+if [ "$1" = plan ]; then
+  if [ -n "${STUB_PLAN_FAILS:-}" ]; then echo "Error: No valid credential sources found" >&2; exit 1; fi
+  echo "Plan: 1 to add, 0 to change, 0 to destroy."
+fi
+"""
+
+
+def stub_terraform(tmp_path, monkeypatch, fails=False):
+    stub = tmp_path / "terraform"
+    stub.write_text(STUB_TERRAFORM)
+    stub.chmod(0o755)
+    monkeypatch.setenv("STUB_LOG", str(tmp_path / "tf.log"))
+    if fails:
+        monkeypatch.setenv("STUB_PLAN_FAILS", "1")
+    else:
+        monkeypatch.delenv("STUB_PLAN_FAILS", raising=False)
+    return ["--terraform-plan", "--terraform", str(stub), "--box-role-id", "AROATESTROLEID12345", "--commit", "a" * 40,
+            "--profile", "smoke", "--study", "oltp", "--systems", "postgresql", "--max-minutes", "42"]
+
+
+def test_preflight_plans_with_the_real_backend(ec2, s3, moto_endpoint, tmp_path, capsys, monkeypatch):
+    import json
+    from conftest import TERRAFORM
+    args = setup(ec2, s3, tmp_path) + stub_terraform(tmp_path, monkeypatch)
+    rc = preflight.main(args, client=clients(moto_endpoint, quota_client(48)))
+    out = capsys.readouterr()
+    assert rc == 0, out.out + out.err
+    checks = [json.loads(c) for c in out.out.splitlines() if c.startswith("{")]
+    assert [c["check"] for c in checks] == ["identity", "results bucket", "state bucket", "terraform plan", "image",
+                                            "launch dry run", "vcpu quota", "anonymous clone"]
+    assert "Plan: 1 to add" in checks[3]["detail"]
+    calls = (tmp_path / "tf.log").read_text().splitlines()
+    assert [c.split()[1] for c in calls] == ["init", "plan"]
+    assert all(c.split()[0] == str(TERRAFORM / "run") for c in calls), "terraform/run, the module the launch applies"
+    assert ("-backend-config=bucket=state-pf -backend-config=key=runs/20000101T000000Z-preflight.tfstate "
+            f"-backend-config=region={REGION}") in calls[0] and "-reconfigure" in calls[0]
+    assert "-lock=false" in calls[1], "the preflight takes no state lock and writes nothing"
+    tfvars = json.loads((tmp_path / "tf.log.vars").read_text())
+    assert tfvars["studies"] == ["oltp"] and tfvars["systems"] == ["postgresql"] and tfvars["max_minutes"] == 42
+    assert tfvars["box_role_id"] == "AROATESTROLEID12345" and tfvars["results_bucket"] == "results-pf" and tfvars["profile"] == "smoke"
+
+
+def test_a_failing_plan_is_named(ec2, s3, moto_endpoint, tmp_path, capsys, monkeypatch):
+    args = setup(ec2, s3, tmp_path) + stub_terraform(tmp_path, monkeypatch, fails=True)
+    rc = preflight.main(args, client=clients(moto_endpoint, quota_client(48)))
+    out = capsys.readouterr()
+    assert rc == 1 and "preflight failed: terraform plan" in out.err
+    assert "No valid credential sources found" in out.out
+
+
+def test_plan_without_the_first_box_is_refused(capsys):
+    rc = preflight.main(["--region", REGION, "--instance-type", "c6a.4xlarge", "--results-bucket", "r", "--state-bucket", "s",
+                         "--box-profile", "p", "--security-group", "sg-1", "--repository-url", "https://x", "--terraform-plan"])
+    assert rc == 2 and "--terraform-plan needs --box-role-id, --commit, --study, --systems" in capsys.readouterr().err

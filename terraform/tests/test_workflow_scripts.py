@@ -250,6 +250,9 @@ def test_preflight_runs_first_and_alone_when_asked():
     assert preflight > names.index("One box per study"), "the preflight checks the planned peak"
     script = jobs["plan"]["steps"][preflight]["run"]
     assert "terraform/scripts/preflight.py" in script and '--boxes "$boxes"' in script
+    # terraform plan with the real backend, for the first box as the launch step applies it
+    assert "--terraform-plan" in script and '--box-role-id "$BOX_ROLE_ID"' in script and '--study "${first[0]}"' in script
+    assert any(str(s.get("uses", "")).startswith("hashicorp/setup-terraform@") for s in jobs["plan"]["steps"][:preflight])
     assert jobs["plan"]["outputs"]["launch"] == "${{ inputs.preflight_only != 'yes' }}"
     # nothing after the plan launches, waits, cleans or publishes when only the preflight was asked for
     for name, job in jobs.items():
