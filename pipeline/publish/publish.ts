@@ -147,6 +147,39 @@ export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran;
   return { ran: { head_cap: RAN_HEAD_CAP, texts, cells: [...cells.values()] }, files };
 }
 
+// ---- conformance (issue 22): records carry 1/0 per scenario only; each failure's message, the suite's
+// version and the spec revisions checked stay in the cell folder (conformance.json, else stdout.txt, the
+// report of mcp-servers/suite-conformance). conformance.json gives the site one entry per ok cell.
+export interface ConformanceScenario { scenario: string; status: "pass" | "fail"; message: string; spec_revisions: string[] }
+export interface ConformanceReport { run_id: string; study: string; system: string; variant: string; cell: string; suite_version: string; scenarios: ConformanceScenario[] }
+
+export function collectConformance(manifests: ManifestLike[], runs: string): ConformanceReport[] {
+  const out: ConformanceReport[] = [];
+  for (const m of manifests) {
+    for (const c of m.cells ?? []) {
+      if (c.workload !== "conformance" || c.status !== "ok" || c.id.includes("/") || c.id.includes("..")) continue;
+      const dir = path.join(runs, m.run_id, "cells", c.id);
+      const file = ["conformance.json", "stdout.txt"].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+      if (!file) continue;
+      let doc: { tool?: string; suite_version?: string; scenarios?: Array<{ scenario?: unknown; status?: unknown; message?: unknown; spec_revisions?: unknown }> };
+      try {
+        doc = JSON.parse(readFileSync(file, "utf8"));
+      } catch {
+        continue; // not a report (the parser would have failed the cell)
+      }
+      if (doc?.tool !== "mcp-conformance" || !Array.isArray(doc.scenarios)) continue;
+      out.push({
+        run_id: m.run_id, study: c.study, system: c.system, variant: c.variant, cell: c.id, suite_version: String(doc.suite_version ?? ""),
+        scenarios: doc.scenarios.filter((s) => typeof s?.scenario === "string" && (s.status === "pass" || s.status === "fail")).map((s) => ({
+          scenario: s.scenario as string, status: s.status as "pass" | "fail", message: typeof s.message === "string" ? s.message : "",
+          spec_revisions: Array.isArray(s.spec_revisions) ? s.spec_revisions.map(String) : [],
+        })),
+      });
+    }
+  }
+  return out;
+}
+
 // Writes a file only when its content differs, via a temporary file and rename, so a reader never
 // sees half a file and an unchanged publish leaves timestamps alone.
 function writeIfChanged(file: string, content: string | Buffer): boolean {
@@ -340,6 +373,8 @@ export async function publish(): Promise<{ records: number; runs: number; change
   changed.push(...publishLogs(manifests, site));
   const { ran, files: ranFiles } = collectRan(manifests, runsDir());
   if (writeIfChanged(path.join(site, "src", "generated", "ran.json"), JSON.stringify(ran))) changed.push(path.join("src", "generated", "ran.json"));
+  const conformance = JSON.stringify({ reports: collectConformance(manifests, runsDir()) }, null, 1);
+  if (writeIfChanged(path.join(site, "src", "generated", "conformance.json"), conformance)) changed.push(path.join("src", "generated", "conformance.json"));
   for (const [rel, content] of ranFiles) if (writeIfChanged(path.join(site, "public", rel), content)) changed.push(path.join("public", rel));
   const parquet = path.join(site, "public", "data", "results.parquet");
   if (changed.includes(path.relative(site, csvFile)) || !existsSync(parquet)) {

@@ -1,0 +1,126 @@
+// Protocol conformance of the MCP servers (issue 22): the official suite (@modelcontextprotocol/conformance)
+// runs as workload `conformance` in the mcp-servers and mcp-db studies. Records carry 1 (passed) / 0
+// (failed) per scenario as conformance_<scenario>, plus conformance_passed and conformance_applicable;
+// each failure's message, the suite's version and the spec revisions come from the cell folders through
+// `samebox publish` (src/generated/conformance.json). Which scenarios apply, and why, is written once in
+// bench-scripts/studies/mcp-servers/conformance-scenarios.json, read here from the repository.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { ResultRecord, RunManifest } from "./data.ts";
+import type { ConformanceReport } from "../../../pipeline/publish/publish.ts";
+
+export const CONFORMANCE_WORKLOAD = "conformance";
+const TOTALS = new Set(["conformance_passed", "conformance_applicable"]);
+
+export interface ScenarioDoc { scenario: string; why: string }
+export interface ScenariosDoc { suite: string; why: string; applicable: ScenarioDoc[]; not_applicable: Array<{ scenarios: string[]; why: string }> }
+
+// What a failure means for someone running the server, beside the study's "why it applies".
+const FAILURE_MEANS: Record<string, string> = {
+  "server-initialize": "a client cannot open a session with it, so no tool can be called",
+  ping: "clients that check liveness with ping see it as dead",
+  "tools-list": "clients cannot discover its tools, or get tools without a valid name or input schema",
+  "dns-rebinding-protection":
+    "it answers requests carrying a foreign Host/Origin header (HTTP 200 instead of 4xx): a web page the developer visits can use DNS rebinding to reach the server on localhost and call its tools without any credentials — for an MCP server in front of a database, run its queries",
+};
+
+function repoRoot(): string {
+  return process.env.SAMEBOX_REPO_ROOT ?? path.resolve(".");
+}
+
+let docCache: ScenariosDoc | null | undefined;
+/** conformance-scenarios.json of the mcp-servers study (also used by mcp-db), or null when absent. */
+export function scenariosDoc(): ScenariosDoc | null {
+  if (docCache !== undefined) return docCache;
+  const file = path.join(repoRoot(), "bench-scripts", "studies", "mcp-servers", "conformance-scenarios.json");
+  if (!existsSync(file)) {
+    docCache = null;
+    return docCache;
+  }
+  try {
+    docCache = JSON.parse(readFileSync(file, "utf8")) as ScenariosDoc;
+  } catch (e) {
+    throw new Error(`samebox site: ${file} is not valid JSON (${(e as Error).message})`);
+  }
+  return docCache;
+}
+
+/** Why the scenario applies to a tools-only server, and what failing it means. */
+export function scenarioMeaning(scenario: string): { why: string; failure: string } {
+  return { why: scenariosDoc()?.applicable.find((a) => a.scenario === scenario)?.why ?? "", failure: FAILURE_MEANS[scenario] ?? "" };
+}
+
+let reportsCache: ConformanceReport[] | undefined;
+/** Reports from src/generated/conformance.json; none when publish did not write it (older data, the test fixture). */
+function reports(): ConformanceReport[] {
+  if (reportsCache) return reportsCache;
+  const file = path.join(process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site"), "src", "generated", "conformance.json");
+  if (!existsSync(file)) {
+    reportsCache = [];
+    return reportsCache;
+  }
+  try {
+    const doc = JSON.parse(readFileSync(file, "utf8")) as { reports?: ConformanceReport[] };
+    reportsCache = Array.isArray(doc.reports) ? doc.reports : [];
+  } catch (e) {
+    throw new Error(`samebox site: ${file} is not valid JSON (${(e as Error).message})`);
+  }
+  return reportsCache;
+}
+
+export interface ScenarioResult { scenario: string; passed: boolean; message: string; spec_revisions: string[] }
+export interface ConformanceRow {
+  system: string;
+  variant: string;
+  version: string;
+  passed: number;
+  applicable: number;
+  scenarios: ScenarioResult[];
+  failed: ScenarioResult[];
+}
+export interface Conformance { run: RunManifest; suite_version: string; rows: ConformanceRow[]; revisions: string[] }
+
+/** The scenario of metric conformance_<x>: the report's name when one matches, else the study's list, else x with - for _. */
+function scenarioName(metric: string, known: string[]): string {
+  const x = metric.slice("conformance_".length);
+  return known.find((k) => k.replaceAll("-", "_") === x) ?? x.replaceAll("_", "-");
+}
+
+/**
+ * The conformance results of a study: from run PREFER when it ran the suite for the study, else from the
+ * newest run that did (RUNS in any order). One row per system × variant, in record order.
+ */
+export function conformanceOf(study: string, prefer: RunManifest | undefined, runs: RunManifest[], records: ResultRecord[]): Conformance | undefined {
+  const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === CONFORMANCE_WORKLOAD && r.metric.startsWith("conformance_") && r.t === null);
+  if (rs.length === 0) return undefined;
+  const withIt = new Set(rs.map((r) => r.run_id));
+  const run = prefer && withIt.has(prefer.run_id) ? prefer : [...runs].filter((m) => withIt.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+  if (!run) return undefined;
+  const mine = rs.filter((r) => r.run_id === run.run_id);
+  const reps = reports().filter((p) => p.run_id === run.run_id && p.study === study);
+  const known = [...new Set([...reps.flatMap((p) => p.scenarios.map((s) => s.scenario)), ...(scenariosDoc()?.applicable.map((a) => a.scenario) ?? [])])];
+  const rows = new Map<string, ConformanceRow>();
+  for (const r of mine) {
+    const key = `${r.system}\u0000${r.variant}`;
+    const row = rows.get(key) ?? rows.set(key, { system: r.system, variant: r.variant, version: r.system_version, passed: 0, applicable: 0, scenarios: [], failed: [] }).get(key)!;
+    if (r.repetition !== Math.min(...mine.filter((x) => x.system === r.system && x.variant === r.variant).map((x) => x.repetition))) continue;
+    if (TOTALS.has(r.metric)) continue;
+    const scenario = scenarioName(r.metric, known);
+    const rep = reps.find((p) => p.system === r.system && p.variant === r.variant)?.scenarios.find((s) => s.scenario === scenario);
+    row.scenarios.push({ scenario, passed: r.value === 1, message: rep?.message ?? "", spec_revisions: rep?.spec_revisions ?? [] });
+  }
+  for (const row of rows.values()) {
+    row.failed = row.scenarios.filter((s) => !s.passed);
+    row.passed = row.scenarios.length - row.failed.length;
+    row.applicable = row.scenarios.length;
+  }
+  const suite = [...new Set(reps.map((p) => p.suite_version).filter(Boolean))];
+  const revisions = [...new Set(reps.flatMap((p) => p.scenarios.flatMap((s) => s.spec_revisions)))].sort();
+  return { run, suite_version: suite.join(", "), rows: [...rows.values()], revisions };
+}
+
+/** "3/4 · fails dns-rebinding-protection", the short form for a column beside throughput. */
+export function shortConformance(row: ConformanceRow | undefined): string {
+  if (!row) return "not checked";
+  return `${row.passed}/${row.applicable}${row.failed.length ? ` · fails ${row.failed.map((f) => f.scenario).join(", ")}` : " passed"}`;
+}

@@ -1,0 +1,102 @@
+// Issue 22 on the site: the mcp-servers and mcp-db study pages show, beside the throughput figures, each
+// server's conformance to the official MCP suite (workload `conformance`, records conformance_<scenario>
+// 1/0): passed / applicable from the study's featured run when it ran the suite, else from the newest run
+// that did, naming that run; each failing scenario by name with the suite's message (from the cell folder,
+// via publish's conformance.json) and what the check means. Expected values are recomputed here from
+// records.json, runs.json and conformance.json.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { startPreview, launchBrowser, type Preview } from "./harness.ts";
+import { records, runs, featuredRunOf, siteDir, type Manifest } from "./expectations.ts";
+
+let preview: Preview;
+let browser: Browser;
+let page: Page;
+before(async () => {
+  preview = await startPreview();
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+});
+after(async () => {
+  await browser?.close();
+  await preview?.stop();
+});
+
+interface Report { run_id: string; study: string; system: string; variant: string; scenarios: Array<{ scenario: string; status: string; message: string }> }
+const reportsFile = path.join(siteDir, "src/generated/conformance.json");
+const reports: Report[] = existsSync(reportsFile) ? JSON.parse(readFileSync(reportsFile, "utf8")).reports : [];
+
+/** The run whose conformance a study page shows, and per system × variant the scenarios (metric suffix → passed). */
+function expected(study: string): { run: Manifest; rows: Map<string, Map<string, boolean>> } | undefined {
+  const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === "conformance" && r.metric.startsWith("conformance_") && r.t === null);
+  if (!rs.length) return undefined;
+  const has = new Set(rs.map((r) => r.run_id));
+  const featured = featuredRunOf(study);
+  const run = featured && has.has(featured.run_id) ? featured : runs.filter((m) => has.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+  const rows = new Map<string, Map<string, boolean>>();
+  for (const r of rs.filter((x) => x.run_id === run.run_id && x.metric !== "conformance_passed" && x.metric !== "conformance_applicable")) {
+    const k = `${r.system}|${r.variant}`;
+    (rows.get(k) ?? rows.set(k, new Map()).get(k)!).set(r.metric.slice("conformance_".length), r.value === 1);
+  }
+  return { run, rows };
+}
+
+for (const [study, throughputTable] of [["mcp-servers", "table.mcps-table"], ["mcp-db", "table.mcp-table"]] as const) {
+  test(`${study} page: conformance per server beside throughput, from the newest run that ran the suite, with failing scenarios, messages and meaning`, async (t) => {
+    const resp = await page.goto(`${preview.root}studies/${study}/`, { waitUntil: "load" });
+    if (resp?.status() !== 200) return t.skip(`no /studies/${study}/ in this data set`);
+    const exp = expected(study);
+    if (!featuredRunOf(study)) return t.skip(`${study} not measured in this data set`);
+    if (!exp) {
+      // A measured study without conformance records says so, not an empty table.
+      assert.match(await page.locator("main").innerText(), /No run of this study has run the conformance suite yet/);
+      return;
+    }
+    const box = page.locator(`.conformance[data-conformance-run="${exp.run.run_id}"]`);
+    assert.equal(await box.count(), 1, `a conformance block naming run ${exp.run.run_id}`);
+    const text = await box.innerText();
+    assert.ok(text.includes(exp.run.run_id), "the run is named in the text");
+    assert.equal(await box.locator(`a[href$="runs/${exp.run.run_id}/"]`).count() > 0, true, "the run is linked");
+    assert.equal(await box.locator("table.conformance-table tbody tr").count(), exp.rows.size, "one row per server checked");
+    const failing = new Set<string>();
+    for (const [key, scen] of exp.rows) {
+      const [system, variant] = key.split("|");
+      const row = box.locator(`table.conformance-table tr[data-system="${system}"][data-variant="${variant}"]`);
+      const passed = [...scen.values()].filter(Boolean).length;
+      assert.equal(await row.getAttribute("data-passed"), String(passed), `${key}: passed`);
+      assert.equal(await row.getAttribute("data-applicable"), String(scen.size), `${key}: applicable`);
+      assert.ok((await row.innerText()).includes(`${passed}/${scen.size}`), `${key}: "${passed}/${scen.size}" shown`);
+      const failed = [...scen].filter(([, ok]) => !ok).map(([m]) => m);
+      const shown = await row.locator("li[data-scenario]").evaluateAll((ls) => ls.map((l) => l.getAttribute("data-scenario") ?? ""));
+      assert.deepEqual(shown.map((s) => s.replaceAll("-", "_")).sort(), failed.sort(), `${key}: failing scenarios listed`);
+      for (const s of shown) {
+        failing.add(s);
+        const li = await row.locator(`li[data-scenario="${s}"]`).innerText();
+        assert.ok(li.includes(s), `${key}: ${s} named`);
+        const msg = reports.find((p) => p.run_id === exp.run.run_id && p.study === study && p.system === system && p.variant === variant)?.scenarios.find((x) => x.scenario === s)?.message;
+        if (msg) assert.ok(li.includes(msg), `${key}: ${s} with the suite's message "${msg}"`);
+      }
+    }
+    // What each failing check means, written on the page.
+    for (const s of failing) {
+      const dd = box.locator(`dt[data-scenario="${s}"] + dd`);
+      assert.equal(await dd.count(), 1, `${s}: explained`);
+      assert.match(await dd.innerText(), /Failing means .{20,}/, `${s}: what failing means`);
+    }
+    // Beside throughput: the throughput table has a Conformance column agreeing with the conformance table.
+    const tables = page.locator(throughputTable);
+    assert.ok((await tables.count()) > 0, `${throughputTable} present`);
+    const headers = await tables.first().locator("thead th").allInnerTexts();
+    assert.ok(headers.some((h) => h.trim() === "Conformance"), `${throughputTable} has a Conformance column (headers: ${headers.join(" | ")})`);
+    const cells = await page.locator(`${throughputTable} td[data-conformance]`).evaluateAll((tds) => tds.map((td) => [td.closest("tr")?.getAttribute("data-system") ?? td.closest("table")?.getAttribute("data-system") ?? "", td.getAttribute("data-conformance") ?? ""]));
+    const checked = cells.filter(([, v]) => v !== "");
+    assert.ok(checked.length > 0, "some throughput row shows a conformance result");
+    for (const [system, v] of checked) {
+      const mine = [...exp.rows].filter(([k]) => k.startsWith(`${system}|`)).map(([, s]) => `${[...s.values()].filter(Boolean).length}/${s.size}`);
+      assert.ok(mine.includes(v), `${throughputTable} ${system}: ${v} is one of ${mine.join(", ")}`);
+    }
+  });
+}
