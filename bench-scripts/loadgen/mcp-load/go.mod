@@ -1,6 +1,6 @@
 module samebox/bench-scripts/loadgen/mcp-load
 
-go 1.25.0
+go 1.26.8
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0

@@ -1,6 +1,6 @@
 module samebox/mcp-go
 
-go 1.26.0
+go 1.26.8
 
 require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0

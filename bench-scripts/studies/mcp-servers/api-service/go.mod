@@ -1,3 +1,3 @@
 module samebox/bench-scripts/studies/mcp-servers/api-service
 
-go 1.23
+go 1.26.8

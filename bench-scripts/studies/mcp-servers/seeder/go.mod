@@ -1,6 +1,6 @@
 module samebox/bench-scripts/studies/mcp-servers/seeder
 
-go 1.23
+go 1.26.8
 
 require github.com/redis/go-redis/v9 v9.17.2
 
