@@ -5,7 +5,8 @@
 #   pages:  the build step with a project-site base path
 #   bench:  input check, the estimate step (summary written; a run over budget refused before launch),
 #           the fan-out matrix
-#   reaper: the "not configured" warning instead of a silent skip
+#   reaper, collect: the "not configured" warning instead of a silent skip
+#   bench:  one share re-run alone (the share input) and a bad share refused naming the valid ones
 # Needs the pytest venv of 50-infra-lint.sh for PyYAML (built there; skipped with the reason if absent).
 # Checks are functions run through t(), which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -86,6 +87,34 @@ reaper_unconfigured() {
   grep -q '::warning::reaper not configured' <<<"$output" && grep -q 'configured=false' "$work/reaper_out"
 }
 t "reaper: says when it is not configured" reaper_unconfigured
+
+bench_share_alone() { # the real plan steps with share=<study>-2of<n>: one box, that share's workloads
+  local out="$work/share_output" summary="$work/share_summary.md" share matrix bad
+  : > "$out"; : > "$summary"
+  run_step bench.yml plan "Estimate, and refuse a run over the budget" PROFILE=full STUDIES=analytical SYSTEMS=postgresql,duckdb \
+    INSTANCE_TYPE=c6a.4xlarge BUDGET_USD=100000 AWS_REGION=us-east-1 GITHUB_STEP_SUMMARY="$summary" || return 1
+  run_step bench.yml plan "One box per study" GITHUB_OUTPUT="$out" 2>/dev/null || return 1
+  share=$(sed -n 's/^matrix=//p' "$out" | "$py" -c 'import json, sys; e = json.load(sys.stdin)[1]; print(e["run_id"].split("-analytical-")[1] and "analytical-" + e["run_id"].split("-analytical-")[1])')
+  : > "$out"
+  run_step bench.yml plan "One box per study" SHARE="$share" GITHUB_OUTPUT="$out" 2>/dev/null || return 1
+  matrix=$(sed -n 's/^matrix=//p' "$out")
+  echo "$matrix" | "$py" -c '
+import json, sys
+entries = json.load(sys.stdin)
+assert len(entries) == 1 and entries[0]["run_id"].endswith("-" + sys.argv[1]) and entries[0]["workloads"], entries
+print("one share:", entries[0]["run_id"], entries[0]["workloads"])' "$share"
+  bad=$(run_step bench.yml plan "One box per study" SHARE=nosuch GITHUB_OUTPUT="$work/bad_out" 2>&1) && { echo "share nosuch not refused"; return 1; }
+  grep -q "share 'nosuch' is not one of this plan's: analytical-1of" <<<"$bad" || { echo "$bad"; return 1; }
+}
+t "bench: one share re-run alone (share input), a bad share named" bench_share_alone
+
+collect_unconfigured() {
+  local output
+  output=$(run_step collect.yml tick "Check the repository is configured" BENCH_ROLE= AWS_REGION= STATE_BUCKET= \
+    GITHUB_OUTPUT="$work/collect_out") || return 1
+  grep -q '::warning::collect not configured' <<<"$output" && grep -q 'ok=false' "$work/collect_out"
+}
+t "collect: says when it is not configured" collect_unconfigured
 
 rm -rf "$work"
 finish
