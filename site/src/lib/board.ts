@@ -59,8 +59,35 @@ function missingCell(run: RunManifest, study: string, workload: string, col: Boa
   return { kind: "missing", status: "not planned", reason: `run ${run.run_id} (profile ${run.profile}) planned no ${workload} cell for ${col.key}` };
 }
 
-export function buildBoard(study: Study, run: RunManifest, records: ResultRecord[]): Board {
-  const measured = records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === study.name);
+// The conformance workload is a check, not a measurement (1/0 per scenario): the study page tables it
+// (ConformanceTable), the board leaves it out.
+const NOT_ON_BOARD = new Set(["conformance"]);
+
+/** Metrics a reader can pick instead of each workload's headline one, in this order (those a run has for ≥ 2 columns of some workload). */
+export const BOARD_METRICS = ["latency_p50", "latency_p95", "latency_p99", "errors", "cpu_util", "mem_load", "server_rss_avg"] as const;
+
+/** The selectable metrics of a study's run: BOARD_METRICS that ≥ 2 columns (system × variant) of one workload have, with a board row. */
+export function boardMetrics(study: Study, run: RunManifest, records: ResultRecord[]): string[] {
+  const cols = new Map<string, Set<string>>();
+  for (const r of records) {
+    if (r.source !== "measured" || r.run_id !== run.run_id || r.study !== study.name || r.t !== null || NOT_ON_BOARD.has(r.workload)) continue;
+    if (!(BOARD_METRICS as readonly string[]).includes(r.metric)) continue;
+    const k = `${r.metric}\u0000${r.workload}`;
+    (cols.get(k) ?? cols.set(k, new Set()).get(k)!).add(`${r.system}\u0000${r.variant}`);
+  }
+  // …and a row on the board (a figure above zero: a metric that is 0 everywhere, e.g. errors, has no ratio).
+  return BOARD_METRICS.filter((m) => [...cols].some(([k, v]) => k.startsWith(`${m}\u0000`) && v.size >= 2) && buildBoard(study, run, records, m).rows.length > 0);
+}
+
+/** Runs (newest first, as RUNS are) with at least one board row of the study: the run selector's choices. */
+export function boardRuns(study: Study, runs: RunManifest[], records: ResultRecord[]): RunManifest[] {
+  const has = new Set(records.filter((r) => r.source === "measured" && r.study === study.name && r.t === null && !NOT_ON_BOARD.has(r.workload)).map((r) => r.run_id));
+  return runs.filter((m) => has.has(m.run_id) && m.status !== "running" && buildBoard(study, m, records).rows.length > 0);
+}
+
+/** The board of STUDY in RUN: per workload its headline metric, or METRIC (rows without it left out). */
+export function buildBoard(study: Study, run: RunManifest, records: ResultRecord[], metric?: string): Board {
+  const measured = records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === study.name && !NOT_ON_BOARD.has(r.workload));
   const all = cellStats(measured);
   const variants = new Set(all.map((c) => `${c.system}\u0000${c.variant}`)).size > new Set(all.map((c) => c.system)).size;
   const order = study.workloads.map((w) => w.name);
@@ -71,9 +98,10 @@ export function buildBoard(study: Study, run: RunManifest, records: ResultRecord
   const columns = [...colMap.values()].sort((a, b) => a.key.localeCompare(b.key));
   const rows: BoardRow[] = [];
   for (const w of workloads) {
-    const metric = headlineMetric(w, all.filter((c) => c.workload === w).map((c) => c.metric));
-    if (!metric) continue;
-    const picked = pickCells(all.filter((c) => c.workload === w && c.metric === metric && Number.isFinite(c.median) && c.median > 0), variants);
+    const available = all.filter((c) => c.workload === w).map((c) => c.metric);
+    const m = metric ?? headlineMetric(w, available);
+    if (!m || !available.includes(m)) continue;
+    const picked = pickCells(all.filter((c) => c.workload === w && c.metric === m && Number.isFinite(c.median) && c.median > 0), variants);
     if (picked.size === 0) continue;
     const unit = [...picked.values()][0].unit;
     const hb = higherIsBetter(unit);
@@ -90,7 +118,7 @@ export function buildBoard(study: Study, run: RunManifest, records: ResultRecord
       const overlap = beyond === undefined ? (hb ? stat.max >= best.min : stat.min <= best.max) : !beyond;
       cells.set(col.key, { kind: "measured", stat, ratio, band: ratioBand(ratio), best: stat === best, noisy: stat !== best && overlap });
     }
-    rows.push({ workload: w, title: study.workloads.find((x) => x.name === w)?.title ?? w, metric, unit, higherBetter: hb, cells });
+    rows.push({ workload: w, title: study.workloads.find((x) => x.name === w)?.title ?? w, metric: m, unit, higherBetter: hb, cells });
   }
   return { study, run, columns, rows };
 }

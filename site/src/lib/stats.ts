@@ -74,6 +74,7 @@ export const metricLabels: Record<string, string> = {
   time_max: "slowest run", time_run: "wall time per run", throughput: "calls per second", latency_p90: "p90 latency", latency_p999: "p99.9 latency",
   latency_mean: "mean latency", client_cpu_per_call: "client CPU per call", mcp_overhead_p50: "MCP overhead at p50", direct_latency_p50: "p50 latency through the driver",
   direct_throughput: "queries per second through the driver", improvement: "improvement factor (indexed ÷ baseline)",
+  server_rss_avg: "server memory (average RSS)",
 };
 export function metricLabel(metric: string): string {
   return metricLabels[metric] ?? metric.replaceAll("_", " ");
