@@ -21,5 +21,5 @@ if [[ -f "$dest/run/manifest.json" ]]; then
   echo "$RUN_ID: run folder downloaded ($(find "$dest/run" -type f | wc -l) files)"
 else
   echo "has_run_folder=false" >> "$out"
-  echo "::warning::$RUN_ID: the box uploaded no run folder (see the run-$RUN_ID artifact's logs)"
+  echo "::warning::$RUN_ID: the box uploaded no run folder (its logs are in the collected-<dispatch> artifact)"
 fi

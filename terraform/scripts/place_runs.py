@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The bench workflow's publish step: move every collected run folder into data/runs/ (never over
+"""The collect workflow's publish step: move every collected run folder into data/runs/ (never over
 an existing one) and write one pull request description with a row per study."""
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def pr_title(branch: str, rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--incoming", type=Path, required=True, help="merged run-* artifacts: <run-id>/{run/,done.json,cost.json}")
+    parser.add_argument("--incoming", type=Path, required=True, help="collect's download: <run-id>/{run/,done.json,cost.json}")
     parser.add_argument("--matrix-json", required=True)
     parser.add_argument("--runs-dir", type=Path, default=Path("data/runs"))
     parser.add_argument("--body", type=Path, required=True)
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
              "| study | run | status | box wall time | limit | cost | AMI |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['study']} | `{r['run_id']}` | {r['status']} | {r['wall']} | {r['limit']} min | {r['cost']} | {r['ami']} |" for r in rows]
     if env.get("GITHUB_RUN_ID"):
-        lines += ["", f"Raw box logs: the `run-<run-id>` artifacts of {env.get('GITHUB_SERVER_URL')}/{env.get('GITHUB_REPOSITORY')}/actions/runs/{env['GITHUB_RUN_ID']}."]
+        lines += ["", f"Raw box logs: the `collected-<dispatch>` artifact of {env.get('GITHUB_SERVER_URL')}/{env.get('GITHUB_REPOSITORY')}/actions/runs/{env['GITHUB_RUN_ID']}."]
     args.body.write_text("\n".join(lines) + "\n", encoding="utf-8")
     branch = next((dispatch_of(e) for e in entries if e["run_id"] in placed), "")
     outputs = {
