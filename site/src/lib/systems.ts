@@ -37,6 +37,38 @@ export function hasCapability(name: string, capability: string): boolean {
 
 /** Colour of unknown systems, in turn (a system.json without `color`, or a system no longer in the table). */
 const fallback = ["#4c6a85", "#9a5a8a", "#5f8a3a", "#a06a2a", "#2a8a8a"];
+/** The system's chart colour: its system.json colour, darkened where needed to ≥ 3:1 against the page (see readable). */
 export function systemColor(name: string, index = 0): string {
-  return systemOf(name)?.color ?? fallback[index % fallback.length];
+  return readable(systemOf(name)?.color ?? fallback[index % fallback.length]);
+}
+
+// WCAG 2 relative luminance and contrast ratio of #rrggbb colours.
+function channels(hex: string): number[] | undefined {
+  const m = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
+  return m ? [0, 2, 4].map((i) => Number.parseInt(m[1].slice(i, i + 2), 16)) : undefined;
+}
+function luminance(rgb: number[]): number {
+  const [r, g, b] = rgb.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+export function contrastRatio(a: string, b: string): number {
+  const [x, y] = [a, b].map((h) => luminance(channels(h) ?? [0, 0, 0])).sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+/** The page background the charts sit on (site.css --bg). */
+export const PAGE_BACKGROUND = "#ffffff";
+/** MIN_CONTRAST is WCAG 1.4.11's for graphical objects. */
+export const MIN_CONTRAST = 3;
+/**
+ * HEX, or the same hue scaled towards black just enough to reach MIN_CONTRAST against the page (issue 21:
+ * Bun's gold, Go's cyan and Spring's green were 2.4–2.6:1 on white). A colour that already passes is returned as is.
+ */
+export function readable(hex: string): string {
+  const rgb = channels(hex);
+  if (!rgb || contrastRatio(hex, PAGE_BACKGROUND) >= MIN_CONTRAST) return hex;
+  for (let f = 0.98; f > 0; f -= 0.02) {
+    const c = `#${rgb.map((v) => Math.round(v * f).toString(16).padStart(2, "0")).join("")}`;
+    if (contrastRatio(c, PAGE_BACKGROUND) >= MIN_CONTRAST) return c;
+  }
+  return "#000000";
 }

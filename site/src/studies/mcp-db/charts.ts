@@ -2,7 +2,7 @@
 // and colorScale() of lib/charts.ts.
 import * as Plot from "@observablehq/plot";
 import { render, colorScale, type ChartText } from "../../lib/charts.ts";
-import { systemLabel } from "../../lib/systems.ts";
+import { readable, systemLabel } from "../../lib/systems.ts";
 import { num } from "../../lib/format.ts";
 
 /** Median throughput per database · server, faceted by workload; filled = indexed, hollow = baseline. */
@@ -74,7 +74,7 @@ export function scalingChart(rows: { series: string; system: string; server: str
       fx: { label: null, domain: [...new Set(rows.map((r) => r.system))].sort(), tickFormat: systemLabel },
       x: { type: "point", label: "concurrent agents (MCP sessions) →", domain: levels, inset: 20 },
       y: { type: "log", label: "↑ calls per second (median, log scale)", grid: true },
-      color: { domain: servers, range: servers.map((_, i) => serverColors[i % serverColors.length]), legend: true, label: "MCP server" },
+      color: { domain: servers, range: servers.map((_, i) => readable(serverColors[i % serverColors.length])), legend: true, label: "MCP server" },
       marks: [
         Plot.frame({ stroke: "#ddd" }),
         // strokeDasharray and a literal fill are constants in Plot, not channels: one mark per schema state.
@@ -103,7 +103,7 @@ export function overheadChart(rows: { facet: string; label: string; part: string
       x: { label: "median latency per call (ms) →", grid: true, zero: true, nice: true },
       y: { label: null, domain: labels },
       fy: { label: null, domain: facets },
-      color: { domain: parts, range: ["#2f6db5", "#e0a030"], legend: true },
+      color: { domain: parts, range: ["#2f6db5", readable("#e0a030")], legend: true },
       marks: [
         Plot.frame({ stroke: "#ddd" }),
         Plot.barX(rows, Plot.stackX({ fy: "facet", y: "label", x: "ms", fill: "part", order: parts })),

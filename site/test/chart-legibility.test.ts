@@ -1,0 +1,95 @@
+// Chart text and contrast (issue 21): at 1280 and 390 px no chart text renders smaller than 11 px (charts
+// scaled down to the column gave 4.6–5.2 px text at 390 and 8.6 px on the home cards at 1280; a chart
+// wider than its column now scrolls inside its figure, which the keyboard can reach), and every system
+// colour drawn in a chart has at least 3:1 contrast against the page background (WCAG 1.4.11, non-text
+// contrast). axe-core is not installed here, so the contrast is computed explicitly (WCAG relative
+// luminance) from the rendered fills and strokes.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser } from "playwright-core";
+import { startPreview, launchBrowser, type Preview } from "./harness.ts";
+import { studies } from "./expectations.ts";
+
+let preview: Preview;
+let browser: Browser;
+before(async () => {
+  preview = await startPreview();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await preview?.stop();
+});
+
+const pages = ["", ...studies.map((s) => `studies/${s.name}/`), ...studies.map((s) => `reproduce/${s.name}/`)];
+
+function luminance([r, g, b]: number[]): number {
+  const c = [r, g, b].map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+function contrast(a: number[], b: number[]): number {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+const rgb = (s: string): number[] | undefined => {
+  const m = s.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/);
+  if (!m || (m[4] !== undefined && Number(m[4]) === 0)) return undefined;
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+};
+
+test("no chart text is smaller than 11 px at 1280 or 390 px, and a chart wider than its column scrolls within reach of the keyboard", async () => {
+  const failures: string[] = [];
+  for (const width of [1280, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    for (const p of pages) {
+      const r = await page.goto(`${preview.root}${p}`);
+      if (r?.status() !== 200) continue;
+      const found = await page.$$eval("figure.chart svg text", (ts) =>
+        ts.flatMap((t) => {
+          const fs = Number.parseFloat(getComputedStyle(t).fontSize);
+          const svg = t.closest("svg") as SVGSVGElement;
+          const vb = svg.viewBox.baseVal;
+          const px = fs * (vb?.width ? svg.getBoundingClientRect().width / vb.width : 1);
+          return px > 0 && (t.textContent ?? "").trim() ? [[px, (t.textContent ?? "").trim().slice(0, 30), svg.closest("figure")?.id ?? ""] as [number, string, string]] : [];
+        }),
+      );
+      const small = found.filter(([px]) => px < 11 - 1e-6);
+      if (small.length) failures.push(`${p || "home"} at ${width}: ${small.length} of ${found.length} chart labels under 11 px, e.g. ${small.slice(0, 2).map(([px, t, id]) => `"${t}" ${px.toFixed(1)} px in #${id}`).join(", ")}`);
+      const unreachable = await page.$$eval("figure.chart", (fs) => fs.filter((f) => f.scrollWidth > f.clientWidth + 1 && f.tabIndex < 0).map((f) => f.id));
+      if (unreachable.length) failures.push(`${p || "home"} at ${width}: charts scroll sideways but cannot take focus: ${unreachable.join(", ")}`);
+    }
+    await page.close();
+  }
+  assert.deepEqual(failures, []);
+});
+
+test("every system colour drawn in a chart has ≥ 3:1 contrast against the page background", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const failures = new Map<string, string>();
+  let checked = 0;
+  for (const p of pages) {
+    const r = await page.goto(`${preview.root}${p}`);
+    if (r?.status() !== 200) continue;
+    const bg = rgb(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)) ?? [255, 255, 255];
+    // Marks: Plot's dots, bars, lines and legend swatches (grey rules and axes are text-free decoration).
+    const colours = await page.$$eval("figure.chart svg [fill], figure.chart svg [stroke], figure.chart svg rect, figure.chart svg circle, figure.chart svg path", (els) =>
+      [...new Set(els.flatMap((e) => {
+        if (e.closest("[aria-label$='axis'], [aria-label^='rule'], [aria-label='frame'], [aria-label^='tick'], [aria-label^='grid']")) return [];
+        const s = getComputedStyle(e);
+        return [s.fill, s.stroke].filter((c) => c && c !== "none");
+      }))],
+    );
+    for (const c of colours) {
+      const v = rgb(c);
+      if (!v) continue;
+      // Greys (axes, ranges, neutral marks) are not system colours.
+      if (Math.max(...v) - Math.min(...v) < 24) continue;
+      checked++;
+      const k = contrast(v, bg);
+      if (k < 3) failures.set(c, `${c} on ${p || "home"}: ${k.toFixed(2)}:1`);
+    }
+  }
+  await page.close();
+  assert.ok(checked > 0, "no coloured mark found");
+  assert.deepEqual([...failures.values()], []);
+});
