@@ -27,6 +27,18 @@ MSKQL_LOG="$MSKQL_STATE/log/mskql.log"
 MSKQL_PIDFILE="$MSKQL_STATE/mskql.pid"
 MSKQL_PORT="$(system_self_port SAMEBOX_MSKQL_PORT mskql 54333)"
 MSKQL_USER=mskql
+# Linux only: mskql corks every client socket and never uncorks it, so each reply waits for the kernel's
+# 200 ms cork timer (measured 2026-11-24: 50 x SELECT 1 through psql 10.95 s as built, 0.02 s without the
+# cork). SAMEBOX_MSKQL_TCP_CORK: off (the default: our LD_PRELOAD shim nocork.c makes that one setsockopt a
+# no-op, so replies leave when written, as on the seed's macOS, where TCP_NOPUSH does not hold them; without it
+# every mskql figure here would measure the kernel's timer, not the engine) or as-built (upstream's code as it
+# behaves on Linux). The server records the mode it was started with; version and config report it, so every
+# record ("..., TCP_CORK off") and manifest says which it was.
+MSKQL_TCP_CORK="${SAMEBOX_MSKQL_TCP_CORK:-off}"
+[[ "$MSKQL_TCP_CORK" == as-built || "$MSKQL_TCP_CORK" == off ]] \
+  || bad_input "mskql: SAMEBOX_MSKQL_TCP_CORK must be as-built or off, got '$MSKQL_TCP_CORK'"
+MSKQL_NOCORK_SO="$MSKQL_HOME/lib/nocork.so"
+MSKQL_CORK_FILE="$MSKQL_STATE/tcp_cork"
 # mskql accepts any user name and password; these are what the workloads send.
 MSKQL_DB_USER=bench
 MSKQL_DB_NAME=mskql
@@ -52,4 +64,6 @@ mskql_psql() {
 }
 
 mskql_pid() { pidfile_pid "$MSKQL_PIDFILE"; }
+# The TCP_CORK mode of the running server (what start recorded), else the one a start would use.
+mskql_cork_mode() { if [[ -n "$(mskql_pid)" && -s "$MSKQL_CORK_FILE" ]]; then cat "$MSKQL_CORK_FILE"; else echo "$MSKQL_TCP_CORK"; fi; }
 mskql_running() { [[ -n "$(mskql_pid)" ]]; }

@@ -82,12 +82,32 @@ t "a second install of the same pin says no rebuild" bash -c 'SAMEBOX_MSKQL_SRC=
 t "... and leaves the binary untouched" bash -c '[[ "$(stat -c %Y.%N "$1")" == "$2" ]]' _ "$SAMEBOX_MSKQL_HOME/bin/mskql" "$before"
 t "a new pin rebuilds" build_at "$commit_two"
 t "... to the new commit" bash -c '[[ "$("$1")" == "fixture two" ]]' _ "$SAMEBOX_MSKQL_HOME/bin/mskql"
+# ---- the TCP_CORK shim (nocork.c, ours): on Linux mskql's never-uncorked TCP_CORK holds every reply 200 ms ------
+t "install builds the TCP_CORK shim" test -s "$SAMEBOX_MSKQL_HOME/lib/nocork.so"
+cork_after() { # prints TCP_CORK and TCP_NODELAY as read back after setting both to 1 (LD_PRELOAD=$1 when given)
+  env ${1:+LD_PRELOAD="$1"} python3 -c 'import socket as s; k = s.socket(); k.setsockopt(s.IPPROTO_TCP, s.TCP_CORK, 1); k.setsockopt(s.IPPROTO_TCP, s.TCP_NODELAY, 1); print(k.getsockopt(s.IPPROTO_TCP, s.TCP_CORK), k.getsockopt(s.IPPROTO_TCP, s.TCP_NODELAY))'
+}
+t "without the shim the cork is set (the check can fail)" bash -c '[[ "$1" == "1 1" ]]' _ "$(cork_after "")"
+t "with the shim setsockopt(TCP_CORK) is a no-op and TCP_NODELAY still applies" bash -c '[[ "$1" == "0 1" ]]' _ "$(cork_after "$SAMEBOX_MSKQL_HOME/lib/nocork.so")"
+t "SAMEBOX_MSKQL_TCP_CORK other than off/as-built is bad input (exit 2) naming the valid ones" \
+  expect_fail 2 'must be as-built or off' env SAMEBOX_MSKQL_TCP_CORK=maybe "$mskql/version"
 
 # ---- the real engine, when a source is given -------------------------------------------------------------
 if [[ -n "${SAMEBOX_MSKQL_SRC:-}" ]]; then
   export SAMEBOX_MSKQL_HOME="$work/real"
   t "real mskql builds from SAMEBOX_MSKQL_SRC at the pin" "$mskql/install"
   t "real mskql starts, answers SELECT 1 and stops" bash -c '"$1/start" && "$1/check" && "$1/stop" && [[ -z "$("$1/pids")" ]]' _ "$mskql"
+  selects_s() { # MODE: seconds for 20 x SELECT 1 through psql with mskql started in TCP_CORK mode MODE
+    SAMEBOX_MSKQL_TCP_CORK="$1" "$mskql/start" >/dev/null 2>&1 || return 1
+    local t0; t0=$(date +%s.%N)
+    # shellcheck disable=SC2046
+    printf 'SELECT 1;\n%.0s' $(seq 20) | PGPASSWORD=bench psql -X -q -At -h 127.0.0.1 -p "$SAMEBOX_PORT_MSKQL" -U bench -d mskql >/dev/null || return 1
+    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
+    "$mskql/stop" >/dev/null 2>&1
+  }
+  off_s="$(selects_s off)"; built_s="$(selects_s as-built)"
+  t "TCP_CORK off: 20 x SELECT 1 in ${off_s:-?} s (< 2); as built: ${built_s:-?} s (> 3: the 200 ms cork timer)" \
+    awk -v o="${off_s:-99}" -v b="${built_s:-0}" 'BEGIN { exit !(o < 2 && b > 3) }'
 else
   echo "skip real mskql build: SAMEBOX_MSKQL_SRC is not set (a clone of https://github.com/martinsk/mskql)"
 fi
