@@ -98,16 +98,34 @@ def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: 
     bucket, prefix = split_uri(launched["results_prefix"])
     if get_json(s3, bucket, prefix + "done.json") is not None:
         return "done"
+    if launched.get("verdict"):  # a tick already found it final (and terminated it)
+        return launched["verdict"]
+    launched_at = parse_time(launched["launched_at"])
+    # Before "gone": a box that died or was terminated before its heartbeat never started.
+    if now - launched_at >= started_within and get_json(s3, bucket, prefix + "started.json") is None:
+        return "never started"
     reservations = ec2.describe_instances(InstanceIds=[launched["instance_id"]])["Reservations"] if launched.get("instance_id") else []
     states = [i["State"]["Name"] for r in reservations for i in r["Instances"]]
     if not states or all(state in GONE_STATES for state in states):
         return "gone"
-    launched_at = parse_time(launched["launched_at"])
-    if now - launched_at >= started_within and get_json(s3, bucket, prefix + "started.json") is None:
-        return "never started"
     if now >= parse_time(launched["expires_at"]):
         return "expired"
     return "cancelled" if cancelled else "running"
+
+
+def settle(s3, ec2, bucket: str, view: dict) -> tuple[list[str], list[dict]]:
+    """A share found never started or expired is terminated now (not when its dispatch closes: a stuck
+    box costs until then) and its verdict stored in its launch record, so later ticks report the same."""
+    terminated, settled = [], []
+    for share in view["shares"]:
+        launched = share.get("launched") or {}
+        if share["status"] in ("never started", "expired", "gone") and not launched.get("verdict"):
+            if share["status"] != "gone" and launched.get("instance_id"):
+                ec2.terminate_instances(InstanceIds=[launched["instance_id"]])
+                terminated.append(launched["instance_id"])
+            put_json(s3, bucket, f"{ROOT}{view['dispatch']}/{share['run_id']}.json", {**launched, "verdict": share["status"]})
+            settled.append({"run_id": share["run_id"], "status": share["status"]})
+    return terminated, settled
 
 
 def dispatch_view(s3, ec2, bucket: str, dispatch: str, now: datetime, started_within: timedelta) -> dict:
@@ -130,7 +148,10 @@ def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: s
     """What to launch now (oldest dispatch first, matrix order) and which dispatches are ready."""
     dispatches = [only] if only else open_dispatches(s3, bucket)
     views = [dispatch_view(s3, ec2, bucket, d, now, started_within) for d in dispatches]
-    live = live_instances(ec2, project)
+    outcomes = [settle(s3, ec2, bucket, v) for v in views]
+    terminated = [i for ids, _ in outcomes for i in ids]
+    settled = [s for _, found in outcomes for s in found]
+    live = [i for i in live_instances(ec2, project) if i["InstanceId"] not in terminated]
     vcpus: dict[str, int] = {}
 
     def cpus(instance_type: str) -> int:
@@ -154,7 +175,7 @@ def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: s
         count, live_vcpus = count + 1, live_vcpus + need
         launch.append({**{k: view[k] for k in ("dispatch", "profile", "instance_type", "commit")},
                        **{k: share[k] for k in ("study", "systems", "workloads", "variants", "run_id", "max_minutes")}})
-    return {"live_instances": len(live), "max_boxes": max_boxes, "launch": launch, "waiting": waiting,
+    return {"live_instances": len(live), "max_boxes": max_boxes, "launch": launch, "waiting": waiting, "terminated": terminated, "settled": settled,
             "ready": [v["dispatch"] for v in views if v["ready"]],
             "shares": [{"dispatch": v["dispatch"], "run_id": s["run_id"], "status": s["status"]} for v in views for s in v["shares"]]}
 
@@ -244,10 +265,10 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
             quotas = quotas or boto3.client("service-quotas", region_name=args.region)
             result = tick(s3, ec2, quotas, bucket, max_boxes_of(args.max_boxes), now,
                           started_within=timedelta(minutes=args.started_within_minutes), only=args.dispatch)
-            for share in result["shares"]:
-                if share["status"] in ("never started", "gone", "launch failed"):
-                    print(f"::error::{share['run_id']}: {share['status']}"
-                          + (f" (no started.json {args.started_within_minutes:g} min after its launch)" if share["status"] == "never started" else ""))
+            why = {"never started": f"no started.json {args.started_within_minutes:g} min after its launch: terminated",
+                   "expired": "past its expiry without a done marker: terminated", "gone": "its instance ended without a done marker"}
+            for share in result["settled"]:  # reported once, when first found (the verdict is kept in its record)
+                print(f"::error::{share['run_id']}: {share['status']} ({why[share['status']]})")
             if result["waiting"] and result["launch"] == [] and any(s["status"] == "queued" for s in result["shares"]):
                 print(f"queued shares wait: {result['waiting']}", file=sys.stderr)
             if args.github_output:

@@ -72,11 +72,11 @@ def test_max_boxes_caps_live_instances_not_jobs(ec2, s3, bucket):
     assert [e["run_id"] for e in first["launch"]] == [f"{name}-analytical-{k}of17" for k in (1, 2, 3)]
     assert first["launch"][0]["instance_type"] == "c6a.4xlarge" and first["launch"][0]["commit"] == "0" * 40
     ids = [boot(ec2, s3, bucket, e)[0] for e in first["launch"]]
-    # Three boxes live, however long they run: nothing more until one of them is gone.
-    again = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(hours=7), only=name)
+    # Three boxes live (an hour in, long after any GitHub job would have let go): nothing more until one is gone.
+    again = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(minutes=60), only=name)
     assert again["launch"] == [] and "3 instances live, SAMEBOX_MAX_BOXES is 3" in again["waiting"]
     ec2.terminate_instances(InstanceIds=ids[:1])
-    later = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(hours=8), only=name)
+    later = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(minutes=70), only=name)
     assert [e["run_id"] for e in later["launch"]] == [f"{name}-analytical-4of17"]
 
 
@@ -166,3 +166,34 @@ def test_cli_tick_writes_the_launch_list_for_the_workflow(ec2, s3, bucket, tmp_p
     bad = dispatch.main(["--region", REGION, "--state-bucket", bucket, "record", "--dispatch", "smoke", "--matrix-json", "[]",
                          "--profile", "smoke", "--instance-type", "c6a.4xlarge", "--commit", "0" * 40, "--publish", "yes"], s3=s3, ec2=ec2)
     assert bad == 2 and "is not <UTC start>-<profile>-<type>" in capsys.readouterr().err
+
+
+def test_a_box_that_never_started_or_expired_is_terminated_at_once_and_keeps_its_verdict(ec2, s3, bucket):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 3)
+    entries = matrix(name, 3)
+    stuck, _ = boot(ec2, s3, bucket, entries[0], started=False)
+    late, _ = boot(ec2, s3, bucket, entries[1], launched_at=NOW - timedelta(hours=2))
+    alive, _ = boot(ec2, s3, bucket, entries[2])
+    result = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(minutes=20), only=name)
+    assert sorted(result["terminated"]) == sorted([stuck, late]), "a stuck box is not paid for until the dispatch closes"
+    states = {i["InstanceId"]: i["State"]["Name"] for r in ec2.describe_instances(InstanceIds=[stuck, late, alive])["Reservations"]
+              for i in r["Instances"]}
+    assert states[stuck] in ("shutting-down", "terminated") and states[late] in ("shutting-down", "terminated")
+    assert states[alive] == "running"
+    again = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(minutes=30), only=name)
+    assert [s["status"] for s in again["shares"]] == ["never started", "expired", "running"], "the verdict survives the termination"
+    assert again["terminated"] == []
+
+
+def test_the_tick_reports_a_box_that_never_started_as_an_error_once(ec2, s3, bucket, capsys):
+    name = "20300101T120000Z-smoke-c6a-4xlarge"
+    record(s3, bucket, name, 1)
+    boot(ec2, s3, bucket, matrix(name, 1)[0], started=False, launched_at=datetime.now(timezone.utc) - timedelta(minutes=16))
+    argv = ["--region", REGION, "--state-bucket", bucket, "tick", "--max-boxes", "3"]
+    assert dispatch.main(argv, s3=s3, ec2=ec2, quotas=Quotas(48)) == 0
+    first = capsys.readouterr().out
+    assert f"::error::{name}-analytical-1of1: never started (no started.json 15 min after its launch: terminated)" in first
+    assert dispatch.main(argv, s3=s3, ec2=ec2, quotas=Quotas(48)) == 0
+    second = capsys.readouterr().out
+    assert "::error::" not in second and json.loads(second)["ready"] == [name]
