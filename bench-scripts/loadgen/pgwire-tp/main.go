@@ -143,7 +143,18 @@ func connect(ctx context.Context, c config) (*pgx.Conn, error) {
 }
 
 // runQuery executes one statement and drains its rows (so result transfer is part of the latency).
-func runQuery(ctx context.Context, conn *pgx.Conn, sql string, args []any) error {
+// In simple mode the values are inlined here and the text goes out as one simple-protocol 'Q' message, as
+// seed 001's bench_throughput.c sends it: pgx's own simple mode refuses a server that does not report
+// standard_conforming_strings=on (mskql reports none).
+func runQuery(ctx context.Context, conn *pgx.Conn, mode string, sql string, args []any) error {
+	if mode == "simple" {
+		q, err := inlineArgs(sql, args)
+		if err != nil {
+			return err
+		}
+		_, err = conn.PgConn().Exec(ctx, q).ReadAll()
+		return err
+	}
 	rows, err := conn.Query(ctx, sql, args...)
 	if err != nil {
 		return err
@@ -229,7 +240,7 @@ func run(c config) (*Result, error) {
 				qi, args := mix.Next(r)
 				qctx, cancel := context.WithTimeout(ctx, c.timeout)
 				t0 := time.Now()
-				err := runQuery(qctx, conn, w.Queries[qi].SQL, args)
+				err := runQuery(qctx, conn, c.mode, w.Queries[qi].SQL, args)
 				lat := time.Since(t0)
 				cancel()
 				if !measuring.Load() {

@@ -147,3 +147,17 @@ func TestSteadyWarmUp(t *testing.T) {
 		t.Fatalf("accelerating rate: took %v, steady %v; want false at the 300 ms bound", took, ok)
 	}
 }
+
+func TestInlineArgsPutsIntegersInHighestFirst(t *testing.T) {
+	args := make([]any, 10)
+	for i := range args {
+		args[i] = int64(i + 1)
+	}
+	got, err := inlineArgs("SELECT $1, $10, $2", args)
+	if err != nil || got != "SELECT 1, 10, 2" {
+		t.Fatalf("inlineArgs = %q, %v; want \"SELECT 1, 10, 2\"", got, err)
+	}
+	if _, err := inlineArgs("SELECT $1", []any{"x"}); err == nil {
+		t.Fatal("a non-integer parameter must be refused, not inlined")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 )
@@ -115,4 +116,17 @@ func (m *Mix) Next(r *rand.Rand) (int, []any) {
 		}
 	}
 	return qi, args
+}
+
+// inlineArgs puts the drawn values into the statement's $1..$n placeholders as SQL literals (integers only:
+// the parameters a workload can draw), highest first so $1 never eats the start of $10.
+func inlineArgs(sql string, args []any) (string, error) {
+	for i := len(args); i >= 1; i-- {
+		v, ok := args[i-1].(int64)
+		if !ok {
+			return "", fmt.Errorf("parameter $%d is %T; simple mode inlines integers only", i, args[i-1])
+		}
+		sql = strings.ReplaceAll(sql, "$"+strconv.Itoa(i), strconv.FormatInt(v, 10))
+	}
+	return sql, nil
 }
