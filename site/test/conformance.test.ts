@@ -100,3 +100,19 @@ for (const [study, throughputTable] of [["mcp-servers", "table.mcps-table"], ["m
     }
   });
 }
+
+test("mcp-servers page: a server failing a conformance scenario is flagged where it is ranked beside the seed", async (t) => {
+  const resp = await page.goto(`${preview.root}studies/mcp-servers/`, { waitUntil: "load" });
+  if (resp?.status() !== 200) return t.skip("no /studies/mcp-servers/ in this data set");
+  const exp = expected("mcp-servers");
+  const ranked = await page.locator("table.mcps-published tbody tr[data-system]").evaluateAll((trs) => trs.map((tr) => [tr.getAttribute("data-system") ?? "", tr.querySelector("[data-conformance-flag]")?.getAttribute("data-conformance-flag") ?? ""]));
+  if (!exp || ranked.length === 0) return t.skip("no conformance records or no ranking beside the seed in this data set");
+  let flagged = 0;
+  for (const [system, flag] of ranked) {
+    const scen: Map<string, boolean> | undefined = exp.rows.get(`${system}|default`) ?? [...exp.rows].find(([k]) => k.startsWith(`${system}|`))?.[1];
+    const failed: string[] = scen ? [...scen].filter(([, ok]) => !ok).map(([m]) => m).sort() : [];
+    assert.deepEqual(flag.split(" ").filter(Boolean).map((s) => s.replaceAll("-", "_")).sort(), failed, `${system}: flag "${flag}" vs failed ${failed.join(", ") || "none"}`);
+    if (failed.length) flagged++;
+  }
+  if ([...exp.rows.values()].some((s) => [...s.values()].includes(false))) assert.ok(flagged > 0 || ranked.every(([s]) => ![...exp.rows.keys()].some((k) => k.startsWith(`${s}|`))), "no failing server flagged");
+});
