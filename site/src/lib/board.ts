@@ -29,6 +29,13 @@ export interface BoardRow {
   higherBetter: boolean;
   cells: Map<string, BoardCell>;
 }
+/** A study's board page (components/BoardStudy.astro): the board and the run and metric selectors' choices. */
+export interface BoardPageProps {
+  study: Study;
+  studies: Study[];
+  board: Board | undefined;
+  select: { runs: RunManifest[]; featured: string; run: string; metrics: string[]; metric?: string } | undefined;
+}
 export interface Board {
   study: Study;
   run: RunManifest;
