@@ -23,8 +23,20 @@ def generator(*args):
     return subprocess.run([sys.executable, str(GENERATOR), *args], capture_output=True, text=True, timeout=600, cwd=REPO)
 
 
+def uncommitted_runs() -> list[str]:
+    """Run folders in data/runs that git does not track (e.g. the run `pipeline/bin/main` just made)."""
+    out = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "--directory", "data/runs"],
+                         capture_output=True, text=True, cwd=REPO)
+    return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
+
+
 def test_the_docs_cost_tables_match_the_estimate():
     needs_pipeline()
+    extra = uncommitted_runs()
+    if extra:
+        # The estimate reads every run in data/runs, so a local run (the README's `main` before `test`) moves
+        # it; the tables are the committed data's, and CI (a clean clone) checks them against exactly that.
+        pytest.skip(f"data/runs holds runs git does not track ({', '.join(extra[:3])}): the tables are checked against committed runs only")
     result = generator("--check")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
 
