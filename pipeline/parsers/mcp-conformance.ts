@@ -9,12 +9,13 @@ import { parseJson } from "./json-output.ts";
 // is failed), plus conformance_passed and conformance_applicable; the suite version, spec revisions and
 // each failure's message stay in the cell folder (conformance.json and the suite's checks.json files).
 
-interface ScenarioResult {
+export interface ScenarioResult {
   scenario: string;
   status: "pass" | "fail";
   message?: string;
+  spec_revisions?: string[];
 }
-interface Report {
+export interface Report {
   tool: "mcp-conformance";
   suite_version: string;
   applicable: number;
@@ -26,6 +27,11 @@ const SCENARIO = /^[a-z0-9][a-z0-9-]*$/;
 
 /** The record metric of one scenario: conformance_server_initialize for server-initialize. */
 export const scenarioMetric = (scenario: string): string => `conformance_${scenario.replaceAll("-", "_")}`;
+
+/** The suite-conformance report in TEXT (a cell's stdout.txt or conformance.json), checked; ParseError if it is not one. */
+export function readReport(text: string): Report {
+  return validReport(parseJson(text, "conformance report"));
+}
 
 function validReport(doc: unknown): Report {
   const r = doc as Partial<Report>;
@@ -39,7 +45,7 @@ function validReport(doc: unknown): Report {
 }
 
 export function parse(ctx: { stdout: string }): Measurement[] {
-  const report = validReport(parseJson(ctx.stdout, "conformance report (stdout)"));
+  const report = readReport(ctx.stdout);
   const perScenario: Measurement[] = report.scenarios.map((s) => ({ metric: scenarioMetric(s.scenario), value: s.status === "pass" ? 1 : 0, unit: "count" }));
   const passed = report.scenarios.filter((s) => s.status === "pass").length;
   return [...perScenario, { metric: "conformance_passed", value: passed, unit: "count" }, { metric: "conformance_applicable", value: report.scenarios.length, unit: "count" }];

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, rmSync, statSync } from "node:fs";
+import { readReport, type Report } from "../parsers/mcp-conformance.ts";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
@@ -161,19 +162,15 @@ export function collectConformance(manifests: ManifestLike[], runs: string): Con
       const dir = path.join(runs, m.run_id, "cells", c.id);
       const file = ["conformance.json", "stdout.txt"].map((f) => path.join(dir, f)).find((f) => existsSync(f));
       if (!file) continue;
-      let doc: { tool?: string; suite_version?: string; scenarios?: Array<{ scenario?: unknown; status?: unknown; message?: unknown; spec_revisions?: unknown }> };
+      let doc: Report;
       try {
-        doc = JSON.parse(readFileSync(file, "utf8"));
+        doc = readReport(readFileSync(file, "utf8"));
       } catch {
         continue; // not a report (the parser would have failed the cell)
       }
-      if (doc?.tool !== "mcp-conformance" || !Array.isArray(doc.scenarios)) continue;
       out.push({
-        run_id: m.run_id, study: c.study, system: c.system, variant: c.variant, cell: c.id, suite_version: String(doc.suite_version ?? ""),
-        scenarios: doc.scenarios.filter((s) => typeof s?.scenario === "string" && (s.status === "pass" || s.status === "fail")).map((s) => ({
-          scenario: s.scenario as string, status: s.status as "pass" | "fail", message: typeof s.message === "string" ? s.message : "",
-          spec_revisions: Array.isArray(s.spec_revisions) ? s.spec_revisions.map(String) : [],
-        })),
+        run_id: m.run_id, study: c.study, system: c.system, variant: c.variant, cell: c.id, suite_version: doc.suite_version,
+        scenarios: doc.scenarios.map((s) => ({ scenario: s.scenario, status: s.status, message: s.message ?? "", spec_revisions: (s.spec_revisions ?? []).map(String) })),
       });
     }
   }
