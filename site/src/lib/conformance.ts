@@ -68,15 +68,16 @@ function reports(): ConformanceReport[] {
   return reportsCache;
 }
 
-export interface ScenarioResult { scenario: string; passed: boolean; message: string; spec_revisions: string[] }
+// One scenario as a table row shows it (passed as a boolean, message and revisions always present), not the parser's ScenarioResult.
+export interface ScenarioRow { scenario: string; passed: boolean; message: string; spec_revisions: string[] }
 export interface ConformanceRow {
   system: string;
   variant: string;
   version: string;
   passed: number;
   applicable: number;
-  scenarios: ScenarioResult[];
-  failed: ScenarioResult[];
+  scenarios: ScenarioRow[];
+  failed: ScenarioRow[];
 }
 export interface Conformance { run: RunManifest; suite_version: string; rows: ConformanceRow[]; revisions: string[] }
 
