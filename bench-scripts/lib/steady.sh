@@ -20,13 +20,16 @@
 #    "min_s":…,"max_s":…,"window_rates":[…]}
 # Parameters (profile env): WARMUP (minimum, s), WARMUP_MAX (bound, s; unset = max(2 x WARMUP,
 # WARMUP + 2 chunks); 0 = a single run of WARMUP seconds, the old fixed warm-up, steady not judged), STEADY_WINDOW_S (1), STEADY_WINDOWS (3),
-# STEADY_TOL (0.05).
+# STEADY_TOL (0.05), STEADY_DRIFT (0 = not checked; mcp-load only: also the mean of the last
+# STEADY_WINDOWS windows within ±STEADY_DRIFT of the mean of the STEADY_WINDOWS before them, for
+# servers whose JIT rises too slowly for the ±STEADY_TOL rule to see).
 
 steady_params() {
   WARMUP="${WARMUP:-0}"
   STEADY_WINDOW_S="${STEADY_WINDOW_S:-1}"
   STEADY_WINDOWS="${STEADY_WINDOWS:-3}"
   STEADY_TOL="${STEADY_TOL:-0.05}"
+  STEADY_DRIFT="${STEADY_DRIFT:-0}"
   [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP='$WARMUP' is not valid (valid: whole seconds)"
   # Every profile warms up until steady: a profile without WARMUP_MAX gets the larger of twice its
   # WARMUP and WARMUP + two chunks of windows (ci: 1 s -> 7 s; seed's 10 s -> 20 s). 0 = fixed WARMUP.
@@ -46,6 +49,8 @@ steady_params() {
   fi
   awk -v t="$STEADY_TOL" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t > 0 && t < 1) }' \
     || die "STEADY_TOL='$STEADY_TOL' is not valid (valid: a fraction between 0 and 1, e.g. 0.05)"
+  awk -v t="$STEADY_DRIFT" 'BEGIN { exit !(t ~ /^[0-9.]+$/ && t >= 0 && t < 1) }' \
+    || die "STEADY_DRIFT='$STEADY_DRIFT' is not valid (valid: 0 = not checked, or a fraction below 1, e.g. 0.05)"
   if (( WARMUP_MAX > 0 && WARMUP_MAX < WARMUP )); then
     die "WARMUP_MAX=$WARMUP_MAX is below WARMUP=$WARMUP (the minimum warm-up)"
   fi
@@ -117,7 +122,7 @@ steady_args() {
   STEADY_ARGS=()
   (( WARMUP_MAX > 0 )) || return 0
   case "$1" in
-    seconds) STEADY_ARGS=(--warmup-max "$WARMUP_MAX" --warmup-window "$STEADY_WINDOW_S" --warmup-windows "$STEADY_WINDOWS" --warmup-tol "$STEADY_TOL") ;;
+    seconds) STEADY_ARGS=(--warmup-max "$WARMUP_MAX" --warmup-window "$STEADY_WINDOW_S" --warmup-windows "$STEADY_WINDOWS" --warmup-tol "$STEADY_TOL" --warmup-drift "$STEADY_DRIFT") ;;
     duration) STEADY_ARGS=(-warmup-max "${WARMUP_MAX}s" -warmup-window "${STEADY_WINDOW_S}s" -warmup-windows "$STEADY_WINDOWS" -warmup-tol "$STEADY_TOL") ;;
     *) die "steady_args: style '$1' is not valid (valid: seconds, duration)" ;;
   esac

@@ -85,6 +85,8 @@ export function studyCells(name: string, p: PlannedStudy, system: string, rep: n
   const def = loadSystem(system);
   const cells: Cell[] = [];
   for (const w of p.workloads) {
+    // A check, not a timing (conformance): repetition 1 only, so later repetitions cost no cell.
+    if (w.once_per_run === true && rep > 1) continue;
     const mismatch = workloadMismatch(def, w);
     // A workload may pin its own concurrency (e.g. one agent) and variants (the MCP client ceiling runs only as 'trivial').
     const concurrency = Array.isArray(w.concurrency) ? (w.concurrency as number[]) : p.concurrency;

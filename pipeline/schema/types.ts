@@ -624,6 +624,10 @@ export interface WorkloadFile {
    */
   uses_server?: boolean;
   order?: number;
+  /**
+   * true: a check, not a timing (e.g. protocol conformance): planned in repetition 1 only, never added by the sequential block, so repetitions 2..n cost no cell
+   */
+  once_per_run?: boolean;
   category?: string;
   /**
    * the seed's name for this workload

@@ -52,6 +52,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		warmupWindow  = fs.Float64("warmup-window", 1, "steady-state warm-up: window length in seconds")
 		warmupWindows = fs.Int("warmup-windows", 3, "steady-state warm-up: how many successive windows must agree")
 		warmupTol     = fs.Float64("warmup-tol", 0.05, "steady-state warm-up: tolerance, fraction of the windows' mean (0.05 = ±5 %)")
+		warmupDrift   = fs.Float64("warmup-drift", 0, "steady-state warm-up: also require the mean of the last --warmup-windows windows within this fraction of the mean of the windows before them (0 = not checked)")
 		maxCalls      = fs.Int64("max-calls", 10_000_000, "upper bound on calls started (warm-up included)")
 		timeout       = fs.Duration("timeout", 30*time.Second, "per-request timeout")
 		seed          = fs.Uint64("seed", 42, "seed for argument templates (worker w uses stream (seed, w))")
@@ -147,7 +148,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		Endpoint: *endpoint, Protocol: *protocol, Workload: *workload, Tool: *tool, Args: args, Mix: mix,
 		Concurrency: *concurrency, Rate: *rate, MaxOutstanding: mo,
 		Duration: secs(*duration), Warmup: secs(*warmup),
-		WarmupMax: secs(*warmupMax), WarmupWindow: secs(*warmupWindow), WarmupWindows: *warmupWindows, WarmupTol: *warmupTol,
+		WarmupMax: secs(*warmupMax), WarmupWindow: secs(*warmupWindow), WarmupWindows: *warmupWindows, WarmupTol: *warmupTol, WarmupDrift: *warmupDrift,
 		MaxCalls: *maxCalls, Timeout: *timeout,
 		Seed: *seed, LateThreshold: time.Duration(*lateMs * float64(time.Millisecond)),
 		CloseSessions: *closeSessions, ExtraHeaders: headers, MarkDir: *markDir,

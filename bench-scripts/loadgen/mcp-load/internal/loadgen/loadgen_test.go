@@ -348,6 +348,38 @@ func TestSteadyRule(t *testing.T) {
 	}
 }
 
+func TestNoDriftRule(t *testing.T) {
+	cases := []struct {
+		rates []float64
+		want  bool
+	}{
+		// Quarkus's warm-up in run 20261124T192731Z: the last 3 agree within ±10 % (Steady),
+		// but their mean (799) is 20 % above the 3 before (666): still rising.
+		{[]float64{208, 368, 492, 666, 840, 766, 790}, false},
+		{[]float64{492, 666, 840, 900, 910, 905, 895, 900, 910}, true},
+		{[]float64{100, 100, 100, 100, 100}, false}, // fewer than 2k windows
+		{[]float64{0, 0, 0, 0, 0, 0}, false},        // a stalled target
+		{[]float64{100, 104, 96, 103, 99, 101}, true},
+		{[]float64{100, 100, 100, 90, 90, 90}, false}, // a fall is drift too
+	}
+	for _, c := range cases {
+		if got := NoDrift(c.rates, 3, 0.05); got != c.want {
+			t.Errorf("NoDrift(%v) = %v, want %v", c.rates, got, c.want)
+		}
+	}
+	if !Steady([]float64{208, 368, 492, 666, 840, 766, 790}, 3, 0.1) {
+		t.Errorf("the Quarkus windows pass Steady at ±10 %%: the case NoDrift exists for")
+	}
+}
+
+func TestWarmupDriftIsValidated(t *testing.T) {
+	o := baseOptions("http://127.0.0.1:1/mcp")
+	o.WarmupMax, o.WarmupWindow, o.WarmupWindows, o.WarmupTol, o.WarmupDrift = 5*time.Second, 100*time.Millisecond, 3, 0.1, 1.5
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--warmup-drift") {
+		t.Errorf("Validate with drift 1.5 = %v, want an error naming --warmup-drift", err)
+	}
+}
+
 func TestSteadyWarmupEndsWhenWindowsAgree(t *testing.T) {
 	srv := httptest.NewServer(trivial.Handler(trivial.Options{}))
 	defer srv.Close()
@@ -413,5 +445,20 @@ func TestSteadyWarmupOptionsValidated(t *testing.T) {
 	o.WarmupWindows, o.WarmupTol = 3, 0
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--warmup-tol") {
 		t.Errorf("tol 0 accepted: %v", err)
+	}
+}
+
+func TestSteadyWarmupWithDriftWaitsForTwoBlocks(t *testing.T) {
+	srv := httptest.NewServer(trivial.Handler(trivial.Options{}))
+	defer srv.Close()
+	o := baseOptions(srv.URL)
+	o.WarmupMax, o.WarmupWindow, o.WarmupWindows, o.WarmupTol, o.WarmupDrift = 5*time.Second, 100*time.Millisecond, 3, 0.5, 0.5
+	rep := runOK(t, o)
+	if rep.Steady == nil || !*rep.Steady || rep.WarmupInfo == nil {
+		t.Fatalf("steady %v warmup %+v: a constant server is steady", rep.Steady, rep.WarmupInfo)
+	}
+	// The drift rule compares two blocks of 3 windows: never judged before 6 windows.
+	if n := len(rep.WarmupInfo.WindowRates); n < 6 || rep.WarmupInfo.Drift != 0.5 {
+		t.Errorf("%d windows, drift %v recorded: want at least 6 windows and drift 0.5", n, rep.WarmupInfo.Drift)
 	}
 }
