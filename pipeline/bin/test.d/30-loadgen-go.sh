@@ -21,6 +21,14 @@ if command -v gcc >/dev/null; then race=(-race); fi
 t "go vet ./... ($mod)" bash -c "cd '$mod' && go vet ./..."
 t "build ($mod/build)" bash "$mod/build"
 
+# lib/steady.sh hands the warm-up rule to mcp-load: STEADY_DRIFT reaches it as --warmup-drift, and a
+# bad value is refused naming the variable and what is valid.
+steady_snippet='. bench-scripts/lib/common.sh; . bench-scripts/lib/steady.sh; WARMUP=1 WARMUP_MAX=5; steady_args seconds; echo "${STEADY_ARGS[*]}"'
+drift_ok=$(STEADY_DRIFT=0.05 bash -c "$steady_snippet" 2>&1)
+drift_bad=$(STEADY_DRIFT=2 bash -c "$steady_snippet" 2>&1)
+t "steady.sh: STEADY_DRIFT=0.05 becomes mcp-load's --warmup-drift 0.05" grep -qF -- '--warmup-drift 0.05' <<<"$drift_ok"
+t "steady.sh: STEADY_DRIFT=2 is refused naming what is valid" grep -qF "STEADY_DRIFT='2' is not valid (valid: 0 = not checked" <<<"$drift_bad"
+
 echo "--- go test ${race[*]} ./..."
 json=$(mktemp)
 (cd "$mod" && go test "${race[@]}" -count=1 -timeout 300s -json ./...) > "$json"
