@@ -16,14 +16,15 @@ import { gitInfo, machineInfo, toolVersions } from "./machine.ts";
 import { deadRunnerReason, ManifestWriter, runnerIdentity } from "./manifest.ts";
 import { DEFAULT_NOISE_THRESHOLDS, machineBusy } from "./noise.ts";
 import type { Cell, NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
-import { defaultOrderSeed, INTERRUPTED_BEFORE, interleave, newRunId, NOT_RUN, planRun, sortByVisits, visitOrder } from "./plan.ts";
+import { defaultOrderSeed, INTERRUPTED_BEFORE, inVisit, interleave, newRunId, NOT_RUN, planRun, sortByVisits, systemsByStudy, visitOrder, visitOrderByStudy } from "./plan.ts";
+import type { Visit } from "./plan.ts";
 import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
 import { acquireRunLock } from "./run-lock.ts";
 import { lifecycleKey, newLifecycle, runVisit } from "./visit.ts";
 
 // The plan's pieces are imported from here by the CLI, estimate and tests.
-export { defaultOrderSeed, interleave, newRunId, planRun, visitOrder } from "./plan.ts";
+export { defaultOrderSeed, interleave, newRunId, planRun, visitOrder, visitOrderByStudy } from "./plan.ts";
 export type { Cell, CellStatus, Plan, RunOptions, RunOrder, Visit } from "./plan.ts";
 
 export interface RunResult { runDir: string; manifest: RunManifest | null; exitCode: number }
@@ -107,8 +108,10 @@ function orderAvailable(ctx: RunContext, seed: number): void {
   if (!order) return;
   const available = ctx.plan.systems.filter((s) => ctx.plan.cells.some((c) => c.system === s && pending(c)));
   const maxRep = Math.max(0, ...ctx.plan.cells.map((c) => c.repetition));
-  const done = order.visits.filter((v) => !ctx.plan.cells.some((c) => c.system === v.system && c.repetition === v.repetition && pending(c)));
-  const todo = visitOrder(available, maxRep, seed).filter((v) => ctx.plan.cells.some((c) => c.system === v.system && c.repetition === v.repetition && pending(c)));
+  const hasPending = (v: Visit) => ctx.plan.cells.some((c) => inVisit(c, v) && pending(c));
+  const done = order.visits.filter((v) => !hasPending(v));
+  // A run begun with per-system visits (seeded-rotation) is resumed the way it began.
+  const todo = (order.method === "seeded-rotation" ? visitOrder(available, maxRep, seed) : visitOrderByStudy(systemsByStudy(ctx.plan, available, pending), maxRep, seed)).filter(hasPending);
   order.visits = [...done, ...todo];
   sortByVisits(ctx.plan.cells, order.visits, Object.keys(ctx.plan.studies));
   ctx.writer.write();

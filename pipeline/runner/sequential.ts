@@ -13,7 +13,7 @@ import { belowScale, claimSides, judgeSequentialClaim, lookTwoCouldDecide, paire
 import type { ClaimJudgement, LookPlan, SideSelector } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
-import { sortByVisits, studyCells, visitOrder } from "./plan.ts";
+import { sortByVisits, studyCells, visitOrderByStudy } from "./plan.ts";
 import type { StudyLifecycle } from "./visit.ts";
 import { runVisit } from "./visit.ts";
 
@@ -78,7 +78,7 @@ async function addRepetition(ctx: RunContext, lc: StudyLifecycle, study: string,
     const only = (w: string, variant: string, conc: number) => keys.has(cellKey({ study, workload: w, system, variant, concurrency: conc, repetition: 0 }));
     ctx.plan.cells.push(...studyCells(study, ps, system, rep, only));
   }
-  const visits = visitOrder(systems, rep, seed, rep);
+  const visits = visitOrderByStudy([[study, systems]], rep, seed, rep);
   ctx.writer.manifest.order?.visits.push(...visits);
   sortByVisits(ctx.plan.cells, ctx.writer.manifest.order?.visits ?? visits, Object.keys(ctx.plan.studies));
   ctx.progress.addTotal(ctx.plan.cells.filter((c) => c.repetition === rep && c.study === study).length);

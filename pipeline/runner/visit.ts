@@ -1,5 +1,5 @@
 // A visit: one system started (start, check, version, env, config, pids), the pending cells of one
-// repetition of every selected study run on it (each study prepared at the system's first visit and
+// repetition of one study (of every study in runs ordered before seeded-rotation-by-study) run on it (each study prepared at the system's first visit and
 // cleaned up after its last), the system stopped again — whatever happened in between.
 import path from "node:path";
 import { loadSystem } from "../lib/catalog.ts";
@@ -7,7 +7,7 @@ import type { RunContext, SystemState } from "./context.ts";
 import { markCells, pending, tail, unavailableReason, verbLog } from "./context.ts";
 import { runCell } from "./cell.ts";
 import type { Cell, CellStatus, PlannedStudy, Visit } from "./plan.ts";
-import { plannedList } from "./plan.ts";
+import { inVisit, plannedList } from "./plan.ts";
 import { treeMemoryMiB } from "./resources.ts";
 import { EXIT_UNAVAILABLE, parseKeyValues, runVerb } from "./verbs.ts";
 
@@ -104,7 +104,7 @@ export async function cleanup(ctx: RunContext, lc: StudyLifecycle, system: strin
 async function visitStudy(ctx: RunContext, lc: StudyLifecycle, visit: Visit, st: SystemState, studyName: string, ps: PlannedStudy, finalCleanup: boolean): Promise<void> {
   const system = visit.system;
   const key = lifecycleKey(system, studyName);
-  const cells = ctx.plan.cells.filter((c) => c.system === system && c.study === studyName && c.repetition === visit.repetition && pending(c));
+  const cells = ctx.plan.cells.filter((c) => c.study === studyName && inVisit(c, visit) && pending(c));
   const baseEnv = { ...ps.env, ...st.env, SAMEBOX_RUN_DIR: ctx.runDir, SYSTEM: system, SYSTEM_DIR: st.def.dir };
   if (cells.length && !(await prepareOnce(ctx, lc, system, studyName, ps, baseEnv))) return;
   for (const cell of cells) {
@@ -124,19 +124,19 @@ export async function runVisit(ctx: RunContext, lc: StudyLifecycle, visit: Visit
   const needsCleanup = (s: string) => lc.prepared.has(lifecycleKey(system, s)) && !lc.cleaned.has(lifecycleKey(system, s));
   const work = finalCleanup
     ? Object.keys(ctx.plan.studies).some(needsCleanup)
-    : ctx.plan.cells.some((c) => c.system === system && c.repetition === visit.repetition && pending(c));
+    : ctx.plan.cells.some((c) => inVisit(c, visit) && pending(c));
   if (!work) return;
-  const tag = `${system}.r${visit.repetition}${finalCleanup ? ".cleanup" : ""}`;
+  const tag = `${system}${visit.study ? `.${visit.study}` : ""}.r${visit.repetition}${finalCleanup ? ".cleanup" : ""}`;
   ctx.writer.manifest.systems[system] ??= { version: null, config: {}, status: "pending", reason: "" };
   let started = false;
   try {
-    ctx.progress.note(`${system}: start (${finalCleanup ? "cleanup" : `repetition ${visit.repetition}`})`);
+    ctx.progress.note(`${system}: start (${finalCleanup ? "cleanup" : `${visit.study ? `${visit.study}, ` : ""}repetition ${visit.repetition}`})`);
     started = true;
     const st = await startSystem(ctx, system, tag);
     if (!st) return;
     for (const [studyName, ps] of Object.entries(ctx.plan.studies)) {
       if (ctx.interrupted()) break;
-      if (finalCleanup && !needsCleanup(studyName)) continue;
+      if (finalCleanup ? !needsCleanup(studyName) : visit.study && visit.study !== studyName) continue;
       await visitStudy(ctx, lc, visit, st, studyName, ps, finalCleanup);
     }
   } catch (e) {

@@ -168,16 +168,20 @@ export interface RunManifest {
     };
   };
   /**
-   * the order cells ran in: repetition by repetition (visits); seeded-shuffle (older runs): systems shuffled anew in each repetition; seeded-rotation: one seeded permutation rotated by one place per repetition, so each system runs first equally often
+   * the order cells ran in: repetition by repetition (visits); seeded-shuffle (older runs): systems shuffled anew in each repetition; seeded-rotation (runs before 2026-11-25): one seeded permutation of all systems rotated by one place per repetition, so each system runs first equally often, a visit running the system's cells of every study; seeded-rotation-by-study: within each repetition study by study, each study's systems in its own seeded permutation rotated per repetition, a visit running one system's cells of one study, so the two sides of a claim run back to back
    */
   order?: {
-    method: "seeded-shuffle" | "seeded-rotation";
+    method: "seeded-shuffle" | "seeded-rotation" | "seeded-rotation-by-study";
     seed: number;
     servers_between_visits: "stopped";
     prepare?: string;
     visits: {
       repetition: number;
       system: string;
+      /**
+       * seeded-rotation-by-study: the one study whose cells this visit runs
+       */
+      study?: string;
     }[];
   };
   systems: {

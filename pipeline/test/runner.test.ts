@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { cli, tempDir, toyEnv } from "./helpers.ts";
-import { visitOrder } from "../runner/run.ts";
+import { visitOrder, visitOrderByStudy } from "../runner/run.ts";
 
 // The runner's mechanics with a scripted system (a `sleep` process as the server) and a toy study whose
 // workloads succeed, fail, print garbage, give a wrong answer or hang. Real engines are covered by
@@ -107,10 +107,10 @@ test("interleaved run: study install once before any start, prepare once per sys
   const r = cli(["run", "--profile", "interleave", "--run-id", "20260101T000000Z-interleave", "--order-seed", "7"], env);
   assert.equal(r.code, 0, r.stderr);
   const m = JSON.parse(readFileSync(path.join(data, "runs", "20260101T000000Z-interleave", "manifest.json"), "utf8"));
-  assert.equal(m.order.method, "seeded-rotation");
+  assert.equal(m.order.method, "seeded-rotation-by-study");
   assert.equal(m.order.seed, 7);
   assert.equal(m.order.servers_between_visits, "stopped");
-  assert.deepEqual(m.order.visits, visitOrder(["fakedb", "fakedb2"], 3, 7));
+  assert.deepEqual(m.order.visits, visitOrderByStudy([["toy", ["fakedb", "fakedb2"]]], 3, 7));
   // cells are listed (and ran) in visit order
   assert.deepEqual(m.cells.map((c: { system: string; repetition: number }) => `${c.system} r${c.repetition}`), m.order.visits.map((v: { system: string; repetition: number }) => `${v.system} r${v.repetition}`));
   const started = m.cells.map((c: { started_at: string }) => c.started_at);
