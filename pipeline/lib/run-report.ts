@@ -11,7 +11,7 @@ import type { Claim, ResultRecord } from "../schema/types.ts";
 import { median } from "./stats.ts";
 import { VERDICTS, belowScale, countedRecords, fmtRatio, judgeFromRun, pairedSamples, studyEnvOf, type Verdict } from "./verdicts.ts";
 
-interface ReportCell { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number; status: string; reason?: string; started_at?: string; duration_s: number }
+interface ReportCell { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number; status: string; reason?: string; started_at?: string; duration_s: number; noise?: { host_probe_ms?: number } }
 interface ReportManifest {
   run_id: string; profile: string; status: string; duration_s?: number; cells: ReportCell[];
   load_average?: { start?: number[]; end?: number[] }; noise_guard?: Record<string, unknown>; summary?: Record<string, number>;
@@ -100,8 +100,17 @@ export function runReportMarkdown(r: RunReport): string {
   out.push(`Verdicts: ${VERDICTS.map((v) => `${r.counts[v]} ${v}`).join(", ")}; median relative half-width ${r.medianRelHalfWidth !== undefined ? `${(r.medianRelHalfWidth * 100).toFixed(1)} %` : "—"} over ${r.intervals} intervals.`);
   if (m.summary) out.push(`Cells: ${Object.entries(m.summary).map(([k, v]) => `${v} ${k}`).join(", ")}.`);
   if (m.noise_guard) out.push(`Noise guard: ${JSON.stringify(m.noise_guard)}.`);
+  const probe = hostProbeLine(m);
+  if (probe) out.push(probe);
   if (m.load_average) out.push(`Load average at start ${m.load_average.start?.join(" / ") ?? "?"}, at end ${m.load_average.end?.join(" / ") ?? "?"}.`);
   const notMeasured = r.studies.flatMap((s) => s.rows.filter((c) => c.verdict === "not measured").map((c) => `- ${s.study} ${c.id}: ${c.why}`));
   if (notMeasured.length) out.push("", "Not measured:", ...notMeasured);
   return `${out.join("\n")}\n`;
+}
+
+/** The host-speed probe over the run's cells (noise.ts hostProbeMs): median and range, or "" when no cell has one. */
+export function hostProbeLine(m: { cells: ReportCell[] }): string {
+  const ms = m.cells.map((c) => c.noise?.host_probe_ms).filter((x): x is number => typeof x === "number").sort((a, b) => a - b);
+  if (!ms.length) return "";
+  return `Host probe (SHA-256 of 64 MiB before each cell; compare runs on one machine): median ${median(ms)} ms, range ${ms[0]}–${ms[ms.length - 1]} ms over ${ms.length} cells.`;
 }

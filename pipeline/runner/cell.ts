@@ -50,6 +50,7 @@ function noiseOf(report: NoiseReport): CellNoise {
     outside_cpu_pct: round(report.outside_cpu_pct), outside_cpu_pct_max: round(report.outside_cpu_pct_max), steal_pct: round(report.steal_pct),
     load1_start: report.load1_start, load1_max: report.load1_max, samples: report.samples, seconds: round(report.seconds),
     top_outside: report.top_outside ?? [], disturbed: v.disturbed, reason: v.reason,
+    ...(report.host_probe_ms ? { host_probe_ms: report.host_probe_ms } : {}),
   };
 }
 

@@ -243,6 +243,10 @@ export interface RunManifest {
        * how many times the cell ran (re-runs of disturbed attempts; their folders are kept as <cell>.noisy-<n>)
        */
       attempts?: number;
+      /**
+       * the host-speed probe just before the cell (noise.ts hostProbeMs: SHA-256 of a fixed 64 MiB, one core): a hypervisor that slows the vCPU without reporting steal shows here, not in outside CPU or steal
+       */
+      host_probe_ms?: number;
     };
   }[];
   summary: {

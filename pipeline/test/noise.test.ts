@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { DEFAULT_NOISE_THRESHOLDS, judgeNoise, machineBusy, NoiseSampler, type NoiseReport } from "../runner/noise.ts";
+import { DEFAULT_NOISE_THRESHOLDS, hostProbeMs, judgeNoise, machineBusy, NoiseSampler, type NoiseReport } from "../runner/noise.ts";
+import { hostProbeLine } from "../lib/run-report.ts";
 import { processTree, treeCpuSeconds } from "../runner/resources.ts";
 
 // The noise guard against real processes: a busy loop is the neighbour. The machine running the tests
@@ -136,4 +137,19 @@ test("machineBusy: a busy loop that is not the runner's descendant makes the mac
   } finally {
     kill(pid);
   }
+});
+
+// The host-speed probe: taken when a sampler starts (before its first sample, so not in the cell's
+// figures), reported with the cell's noise, summarised by `samebox report`.
+test("host probe: a positive time in every noise report, and the report's line gives its median and range", async () => {
+  const one = hostProbeMs();
+  assert.ok(one > 0 && one < 60_000, `probe ${one} ms`);
+  const s = new NoiseSampler(() => [process.pid], { intervalMs: 100 });
+  s.start();
+  await sleep(250);
+  const r = s.stop();
+  assert.ok((r.host_probe_ms ?? 0) > 0, `host_probe_ms in the report: ${JSON.stringify(r)}`);
+  const cell = (ms?: number) => ({ study: "s", workload: "w", system: "x", variant: "v", concurrency: 1, repetition: 1, status: "ok", duration_s: 1, noise: ms === undefined ? undefined : { host_probe_ms: ms } });
+  assert.equal(hostProbeLine({ cells: [cell(50), cell(70), cell(), cell(60)] }), "Host probe (SHA-256 of 64 MiB before each cell; compare runs on one machine): median 60 ms, range 50–70 ms over 3 cells.");
+  assert.equal(hostProbeLine({ cells: [cell()] }), "", "runs before the probe: no line");
 });
