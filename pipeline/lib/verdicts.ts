@@ -18,11 +18,13 @@
 // Bonferroni over every possible look (`looks`, each at alpha / looks). The runner now looks twice
 // (twoLookPlan): after the base repetitions and once more after the added ones, spending alpha with the
 // Pocock-type function of Lan & DeMets, "Discrete sequential boundaries for clinical trials", Biometrika
-// 70(3), 1983: alpha(t) = alpha·ln(1 + (e − 1)·t) at information fraction t = repetitions / maximum. Each
-// look uses the alpha spent by it (alpha(t1), then alpha − alpha(t1)); their sum is alpha, so by the union
-// bound the chance that any look is wrong stays at most alpha (conservative: it ignores the correlation of
-// the two looks that exact group-sequential boundaries would use).
+// 70(3), 1983: alpha(t) = alpha·ln(1 + (e − 1)·t) at information fraction t = repetitions / maximum. Look 1
+// is judged at alpha(t1); look 2 spends the rest, alpha2 = alpha − alpha(t1), at the nominal level of the
+// exact two-look boundary, which counts the correlation of the two looks (group-sequential.ts: 2.4 % for
+// 7 → 9 repetitions where alpha2 is 0.76 %). Runs made before 2026-11-25 judged look 2 at alpha2 itself (the
+// union bound, conservative); their manifests lack `exact` and are judged as they were.
 import type { Claim, ClaimSide, ResultRecord } from "../schema/types.ts";
+import { lookTwoNominalLevel } from "./group-sequential.ts";
 import { tQuantile } from "./stats.ts";
 
 export type Verdict = "reproduces" | "does not reproduce" | "tie" | "undecided" | "not measured";
@@ -86,6 +88,8 @@ export interface LookPlan {
   max: number;
   alpha1: number;
   alpha2: number;
+  /** Look 2 at the exact boundary's nominal level (lookTwoLevel); absent in runs judged by the union bound. */
+  exact?: boolean;
 }
 
 /** Lan & DeMets (1983) Pocock-type spending function: the alpha spent by information fraction t in [0, 1]. */
@@ -96,7 +100,13 @@ export function pocockSpent(alpha: number, t: number): number {
 /** The runner's plan: look 1 at t = base / max, look 2 spends the rest (max = base: one look at alpha). */
 export function twoLookPlan(base: number, max: number, alpha = DEFAULT_JUDGE_OPTIONS.alpha): LookPlan {
   const alpha1 = max > base ? pocockSpent(alpha, base / max) : alpha;
-  return { base, max, alpha1, alpha2: alpha - alpha1 };
+  return { base, max, alpha1, alpha2: alpha - alpha1, exact: true };
+}
+
+/** The two-sided level look 2 is judged at, with n1 repetitions at look 1 and n2 at look 2. */
+export function lookTwoLevel(plan: LookPlan, n1: number, n2: number): number {
+  if (!plan.exact || plan.alpha2 <= 0 || n2 <= n1) return plan.alpha2;
+  return lookTwoNominalLevel(plan.alpha1, plan.alpha2, n1 / n2);
 }
 
 export type SequentialJudgement = ClaimJudgement & { look: 1 | 2 };
@@ -111,7 +121,7 @@ export function judgeSequentialClaim(claim: Claim, samples: PairedSample[], plan
   const j1 = judgeClaim(claim, first, { ...opts, level: plan.alpha1 });
   const later = samples.length > first.length && plan.alpha2 > 0;
   if ((j1.verdict !== "undecided" && j1.verdict !== "not measured") || !later) return { ...j1, look: 1 };
-  return { ...judgeClaim(claim, samples, { ...opts, level: plan.alpha2 }), look: 2 };
+  return { ...judgeClaim(claim, samples, { ...opts, level: lookTwoLevel(plan, first.length, samples.length) }), look: 2 };
 }
 
 /** The cells a claim needs: its workload and metric, each side's system (and variant/concurrency when pinned). */
@@ -353,7 +363,7 @@ export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: R
   return chosen && { ...chosen, measuredRuns: measured.length };
 }
 
-type SequentialRecord = { looks?: number; alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number } };
+type SequentialRecord = { looks?: number; alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number; exact?: boolean } };
 
 /**
  * A claim judged from one run's paired samples the way that run's runner judged it: with its two-look
@@ -363,16 +373,16 @@ type SequentialRecord = { looks?: number; alpha_spending?: { base: number; max: 
 export function judgeFromRun(claim: Claim, study: string, run: { sequential?: unknown }, samples: PairedSample[]): ClaimJudgement & { look?: 1 | 2 } {
   const seq = (run.sequential as Record<string, SequentialRecord> | undefined)?.[study];
   const sp = seq?.alpha_spending;
-  if (sp) return judgeSequentialClaim(claim, samples, { base: sp.base, max: sp.max, alpha1: sp.alpha1, alpha2: sp.alpha2 });
+  if (sp) return judgeSequentialClaim(claim, samples, { base: sp.base, max: sp.max, alpha1: sp.alpha1, alpha2: sp.alpha2, exact: sp.exact === true });
   return judgeClaim(claim, samples, { looks: seq?.looks ?? 1 });
 }
 
 /**
  * Whether look 2 could decide a claim undecided at look 1: its projected half-width with `n` repetitions at
- * level alpha2 (assuming the spread stays as at look 1) is below the one that would decide. A claim whose
+ * look 2's `level` (assuming the spread stays as at look 1) is below the one that would decide. A claim whose
  * ratio sits on a bound needs more than any budget: the runner spends no repetitions on it.
  */
-export function lookTwoCouldDecide(j: ClaimJudgement, n: number, alpha2: number): boolean {
-  if (j.verdict !== "undecided" || j.sdLog === undefined || j.decisiveLogHalfWidth === undefined || n < 2 || alpha2 <= 0) return false;
-  return (tQuantile(1 - alpha2 / 2, n - 1) * j.sdLog) / Math.sqrt(n) < j.decisiveLogHalfWidth;
+export function lookTwoCouldDecide(j: ClaimJudgement, n: number, level: number): boolean {
+  if (j.verdict !== "undecided" || j.sdLog === undefined || j.decisiveLogHalfWidth === undefined || n < 2 || level <= 0) return false;
+  return (tQuantile(1 - level / 2, n - 1) * j.sdLog) / Math.sqrt(n) < j.decisiveLogHalfWidth;
 }

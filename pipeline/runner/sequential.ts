@@ -9,7 +9,7 @@ import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
-import { belowScale, claimSides, judgeSequentialClaim, lookTwoCouldDecide, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
+import { belowScale, claimSides, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
 import type { ClaimJudgement, LookPlan, SideSelector } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
@@ -98,8 +98,8 @@ const pct = (a: number) => `${Number((a * 100).toPrecision(3))} %`;
 function newRecord(ps: PlannedStudy, max: number, budgetS: number, plan: LookPlan): StudySequential {
   return {
     min_repetitions: ps.repetitions, max_repetitions: max, budget_s: budgetS, spent_s: 0, looks: 2, repetitions_added: 0,
-    alpha_spending: { rule: "lan-demets-pocock", alpha: plan.alpha1 + plan.alpha2, base: plan.base, max: plan.max, alpha1: plan.alpha1, alpha2: plan.alpha2 },
-    method: `paired t interval on per-repetition log ratios; two looks (after ${plan.base} repetitions at ${pct(plan.alpha1)}, after the added ones at ${pct(plan.alpha2)}): Lan–DeMets Pocock-type alpha-spending of 5 %`,
+    alpha_spending: { rule: "lan-demets-pocock", alpha: plan.alpha1 + plan.alpha2, base: plan.base, max: plan.max, alpha1: plan.alpha1, alpha2: plan.alpha2, exact: true },
+    method: `paired t interval on per-repetition log ratios; two looks (after ${plan.base} repetitions at ${pct(plan.alpha1)}; after the added ones spending ${pct(plan.alpha2)}, a nominal ${pct(lookTwoLevel(plan, plan.base, plan.max))} at ${plan.max} repetitions by the exact two-look boundary): Lan–DeMets Pocock-type alpha-spending of 5 %`,
     stopped: "", claims: [],
   };
 }
@@ -130,7 +130,7 @@ export async function sequentialStudy(ctx: RunContext, lc: StudyLifecycle, study
   const open = lookOne.filter(({ j }) => j.verdict === "undecided");
   // Repetitions only for claims that look 2 could decide with the maximum (projected from look 1's spread):
   // a ratio sitting on a bound would spend the budget and stay undecided.
-  const undecided = open.filter(({ j }) => lookTwoCouldDecide(j, max, plan.alpha2)).map(({ claim }) => claim);
+  const undecided = open.filter(({ j }) => lookTwoCouldDecide(j, max, lookTwoLevel(plan, plan.base, max))).map(({ claim }) => claim);
   const hopeless = open.length - undecided.length;
   const needed = neededCells(ctx, study, undecided);
   let rep = Math.max(ps.repetitions, ...ctx.plan.cells.filter((c) => c.study === study).map((c) => c.repetition));

@@ -323,7 +323,7 @@ export interface RunManifest {
        */
       looks?: number;
       /**
-       * the two-look plan the verdicts are judged with (pipeline/lib/verdicts.ts twoLookPlan): look 1 on repetitions up to base at alpha1, look 2 on all at alpha2; alpha1 + alpha2 = alpha
+       * the two-look plan the verdicts are judged with (pipeline/lib/verdicts.ts twoLookPlan): look 1 on repetitions up to base at alpha1, look 2 on all spending alpha2; alpha1 + alpha2 = alpha
        */
       alpha_spending?: {
         rule: "lan-demets-pocock";
@@ -332,6 +332,10 @@ export interface RunManifest {
         max: number;
         alpha1: number;
         alpha2: number;
+        /**
+         * look 2 is judged at the nominal level of the exact two-look boundary (pipeline/lib/group-sequential.ts: P(|Z1| < c1, |Z2| >= c2) = alpha2, correlation sqrt(n1/n2)); absent: at alpha2 itself (union bound, runs before 2026-11-25)
+         */
+        exact?: boolean;
       };
       method?: string;
       /**

@@ -3,7 +3,7 @@
 // pairing (a tool's several values per repetition count once, the highest common concurrency).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, lookTwoCouldDecide, pairedSamples, pocockSpent, scaleShortfall, studyEnvOf, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
+import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, pairedSamples, pocockSpent, scaleShortfall, studyEnvOf, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
 import { tQuantile } from "../lib/stats.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 
@@ -229,7 +229,7 @@ test("two-look plan: Lan–DeMets Pocock-type spending, alpha(t) = alpha·ln(1 +
   assert.equal(pocockSpent(0.05, 1), 0.05);
   assert.equal(pocockSpent(0.05, 0), 0);
   // no added repetitions possible: one look at the whole alpha
-  assert.deepEqual(twoLookPlan(5, 5), { base: 5, max: 5, alpha1: 0.05, alpha2: 0 });
+  assert.deepEqual(twoLookPlan(5, 5), { base: 5, max: 5, alpha1: 0.05, alpha2: 0, exact: true });
 });
 
 test("two-look judgement: decided at look 1 stays decided; undecided at look 1 is judged at look 2 on all repetitions", () => {
@@ -250,7 +250,14 @@ test("two-look judgement: decided at look 1 stays decided; undecided at look 1 i
   const j2 = judgeSequentialClaim(claim(), slow, plan);
   assert.equal(j2.look, 2);
   assert.equal(j2.n, 10);
-  assert.deepEqual([j2.lo, j2.hi], [judgeClaim(claim(), slow, { level: plan.alpha2 }).lo, judgeClaim(claim(), slow, { level: plan.alpha2 }).hi]);
+  // look 2's level is the exact boundary's nominal level for 5 of 10 repetitions, above alpha2 (union bound)
+  const level2 = lookTwoLevel(plan, 5, 10);
+  assert.ok(level2 > plan.alpha2 && level2 < 0.05, String(level2));
+  assert.deepEqual([j2.lo, j2.hi], [judgeClaim(claim(), slow, { level: level2 }).lo, judgeClaim(claim(), slow, { level: level2 }).hi]);
+  // a run recorded before the exact boundary (no `exact`) is judged at alpha2, as its runner judged it
+  const old = judgeSequentialClaim(claim(), slow, { ...plan, exact: undefined });
+  assert.deepEqual([old.lo, old.hi], [judgeClaim(claim(), slow, { level: plan.alpha2 }).lo, judgeClaim(claim(), slow, { level: plan.alpha2 }).hi]);
+  assert.ok(old.hi! > j2.hi!, "the union bound's interval is the wider one");
   // no repetition beyond the base: look 1's verdict, even undecided
   assert.equal(judgeSequentialClaim(claim(), slow.slice(0, 5), plan).look, 1);
 });
@@ -278,8 +285,9 @@ test("lookTwoCouldDecide: projects look 1's spread to the maximum at look 2's le
   const wide = judgeClaim(claim(), pairs(5, 1.1, 0.2), { level: plan.alpha1 });
   assert.equal(wide.verdict, "undecided");
   assert.ok(wide.sdLog! > 0 && wide.decisiveLogHalfWidth! > 0);
-  assert.equal(lookTwoCouldDecide(wide, 8, plan.alpha2), false);
-  assert.equal(lookTwoCouldDecide(wide, 400, plan.alpha2), true, "with enough repetitions it could");
+  const level = lookTwoLevel(plan, 5, 8);
+  assert.equal(lookTwoCouldDecide(wide, 8, level), false);
+  assert.equal(lookTwoCouldDecide(wide, 400, level), true, "with enough repetitions it could");
   // a decided claim or one without an interval is never "could decide"
   assert.equal(lookTwoCouldDecide(judgeClaim(claim(), pairs(5, 1.5, 0.02)), 8, plan.alpha2), false);
   assert.equal(lookTwoCouldDecide(judgeClaim(claim(), pairs(3, 1.1, 0.2)), 8, plan.alpha2), false);
