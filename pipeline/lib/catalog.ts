@@ -108,6 +108,12 @@ export function workloadMismatch(system: SystemDef, workload: WorkloadDef): stri
   return missing.length ? `${workload.name} needs ${missingText(system, missing)}` : null;
 }
 
+/** Why a system cannot run a study's variant (study.json variant_requires), or null when it can. */
+export function variantMismatch(system: SystemDef, study: StudyDef, variant: string): string | null {
+  const missing = (study.variant_requires?.[variant] ?? []).filter((c) => !system.capabilities.includes(c));
+  return missing.length ? `variant ${variant} needs ${missingText(system, missing)}` : null;
+}
+
 function missingText(system: SystemDef, missing: Capability[]): string {
   return missing
     .map((c) => {

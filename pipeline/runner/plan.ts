@@ -2,7 +2,7 @@
 // interleaved order in which they run. Pure: reads the catalogue, starts nothing, writes nothing.
 import { createHash } from "node:crypto";
 import os from "node:os";
-import { loadProfile, loadStudy, loadSystem, systemNames, studyNames, workloadMismatch } from "../lib/catalog.ts";
+import { loadProfile, loadStudy, loadSystem, systemNames, studyNames, variantMismatch, workloadMismatch } from "../lib/catalog.ts";
 import type { Profile, StudyDef, WorkloadDef } from "../lib/catalog.ts";
 import { UserError } from "../lib/errors.ts";
 import type { RunManifest } from "../schema/types.ts";
@@ -94,10 +94,11 @@ export function studyCells(name: string, p: PlannedStudy, system: string, rep: n
     for (const c of concurrency) {
       for (const variant of variants) {
         if (only && !only(w.name, variant, c)) continue;
+        const unsupported = mismatch ?? variantMismatch(def, p.study, variant);
         cells.push({
           id: `${name}.${w.name}.${system}.c${c}.${variant}.r${rep}`,
           study: name, workload: w.name, system, concurrency: c, variant, repetition: rep,
-          status: "skipped", exit_code: null, reason: mismatch ? `unsupported: ${mismatch}` : NOT_RUN, log: "", started_at: "", duration_s: 0,
+          status: "skipped", exit_code: null, reason: unsupported ? `unsupported: ${unsupported}` : NOT_RUN, log: "", started_at: "", duration_s: 0,
           cache: typeof p.study.cache === "string" ? p.study.cache : "", records: 0,
         });
       }

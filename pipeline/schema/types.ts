@@ -476,7 +476,7 @@ export interface StudyFile {
    *
    * @minItems 1
    */
-  requires: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server")[];
+  requires: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
   /**
    * the SQL dialects the study has files for (system.json sql.dialect); absent = any
    *
@@ -488,6 +488,15 @@ export interface StudyFile {
    * workloads to run first, in this order (e.g. the one that grows the tables last); the rest follow by name. Each must be a workload file of the study
    */
   workload_order?: string[];
+  /**
+   * capabilities a variant needs (variant -> capabilities, e.g. no-cache -> result-cache): on a system without them the cell is planned as skipped, naming the capability, instead of running only to be refused
+   */
+  variant_requires?: {
+    /**
+     * @minItems 1
+     */
+    [k: string]: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
+  };
   /**
    * the study's variants: a list of names, or an object documenting each (name -> what it means, or encoding notes)
    */
@@ -544,9 +553,9 @@ export type SystemFile = {
   /**
    * what the system can do; a study.json's and a workload's `requires` are matched against this list (pipeline/runner/run.ts plans a cell only where they are met; a workload whose needs are unmet is a skipped cell naming the capability)
    *
-   * Items: sql: answers SQL through its client verb; pgwire: speaks the PostgreSQL wire protocol; sysbench: sysbench has a driver for it (drivers.sysbench); pgbench: pgbench runs against it; parquet: reads Parquet files natively; vector: a vector type and distance functions; mcp-server: an MCP server of seed 003's contract (studies/mcp-servers/SERVER-CONTRACT.md)
+   * Items: sql: answers SQL through its client verb; pgwire: speaks the PostgreSQL wire protocol; sysbench: sysbench has a driver for it (drivers.sysbench); pgbench: pgbench runs against it; parquet: reads Parquet files natively; vector: a vector type and distance functions; mcp-server: an MCP server of seed 003's contract (studies/mcp-servers/SERVER-CONTRACT.md); result-cache: caches query results keyed on the query text (seed 001's mskql), so a study's no-cache variant differs from hot
    */
-  capabilities: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server")[];
+  capabilities: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
   /**
    * capability -> why the system lacks it or what limits it (e.g. 'vector type arrives in MariaDB 11.7; Debian 12 ships 10.11'); the reason of a skipped cell that needs it
    */
@@ -648,6 +657,6 @@ export interface WorkloadFile {
   /**
    * capabilities the workload needs beyond its study's (system.json capabilities); on a profile system without them the cell is recorded as skipped, naming the capability and the system's capability_notes
    */
-  requires?: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server")[];
+  requires?: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
   [k: string]: unknown;
 }

@@ -1,18 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { interleave, planRun, visitOrder, visitOrderByStudy } from "../runner/plan.ts";
+import { interleave, planRun, studyCells, visitOrder, visitOrderByStudy } from "../runner/plan.ts";
 
 // A once_per_run workload (a check, not a timing: protocol conformance) is planned in repetition 1 only,
 // so repetitions 2..n cost no cell; the timed workloads beside it keep every repetition.
 test("a once_per_run workload is planned in repetition 1 only; timed workloads in every repetition", () => {
   const plan = planRun({ profile: "quick", studies: ["mcp-servers", "mcp-db"], systems: ["mcp-go", "sqlite"] });
   const reps = (study: string, workload: string) => [...new Set(plan.cells.filter((c) => c.study === study && c.workload === workload).map((c) => c.repetition))].sort((a, b) => a - b);
-  const all = Array.from({ length: plan.studies["mcp-servers"].repetitions }, (_, i) => i + 1);
-  assert.ok(all.length >= 5, "quick has at least 5 repetitions");
+  const all = (study: string) => Array.from({ length: plan.studies[study].repetitions }, (_, i) => i + 1);
+  assert.ok(all("mcp-servers").length >= 5 && all("mcp-db").length >= 5, "quick has at least 5 repetitions");
   assert.deepEqual(reps("mcp-servers", "conformance"), [1]);
   assert.deepEqual(reps("mcp-db", "conformance"), [1]);
-  assert.deepEqual(reps("mcp-servers", "seed_k6"), all);
-  assert.deepEqual(reps("mcp-db", "point_reads"), all);
+  assert.deepEqual(reps("mcp-servers", "seed_k6"), all("mcp-servers"));
+  assert.deepEqual(reps("mcp-db", "point_reads"), all("mcp-db"));
 });
 
 // The two sides of a claim run back to back: each repetition visits study by study, and a visit runs one
@@ -21,11 +21,13 @@ test("visits go study by study within a repetition: a study's systems are consec
   const plan = planRun({ profile: "quick", studies: ["oltp", "payments"], systems: ["postgresql", "mariadb"] });
   const order = interleave(plan, 11);
   assert.equal(order.method, "seeded-rotation-by-study");
-  const reps = plan.studies.oltp.repetitions;
-  assert.equal(order.visits.length, 2 * 2 * reps, "one visit per system, study and repetition");
-  for (let rep = 1; rep <= reps; rep++) {
+  // a study may have fewer base repetitions than another (quick: payments 5, oltp 7): it is visited in those only
+  const reps = { oltp: plan.studies.oltp.repetitions, payments: plan.studies.payments.repetitions };
+  assert.equal(order.visits.length, 2 * (reps.oltp + reps.payments), "one visit per system, study and repetition");
+  for (let rep = 1; rep <= Math.max(reps.oltp, reps.payments); rep++) {
     const vs = order.visits.filter((v) => v.repetition === rep);
-    assert.deepEqual(vs.map((v) => v.study), ["oltp", "oltp", "payments", "payments"], `repetition ${rep}: study by study`);
+    const studies = (["oltp", "payments"] as const).filter((st) => rep <= reps[st]).flatMap((st) => [st, st]);
+    assert.deepEqual(vs.map((v) => v.study), studies, `repetition ${rep}: study by study`);
   }
   for (const study of ["oltp", "payments"]) {
     const firsts = order.visits.filter((v) => v.study === study).filter((_, i) => i % 2 === 0).map((v) => v.system);
@@ -37,4 +39,16 @@ test("visits go study by study within a repetition: a study's systems are consec
   const visitSeq = order.visits.map((v) => `${v.study}/${v.system}/${v.repetition}`);
   assert.deepEqual([...new Set(cellVisits)], visitSeq);
   assert.deepEqual(visitOrderByStudy([["oltp", ["a", "b"]]], 3, 5), visitOrder(["a", "b"], 3, 5).map((v) => ({ ...v, study: "oltp" })), "one study: its rotation, named");
+});
+
+// A variant a system cannot run (study.json variant_requires: analytical's no-cache needs a result cache) is
+// planned as a skipped cell naming the capability, so no visit runs it only to be refused.
+test("a variant the system lacks the capability for is planned as skipped, naming it", () => {
+  const plan = planRun({ profile: "ci", studies: ["analytical"], systems: ["postgresql"], workloads: ["aggregate"] });
+  const study = { ...plan.studies.analytical, variants: ["hot", "no-cache"] };
+  const cell = (system: string, variant: string) => studyCells("analytical", study, system, 1).find((c) => c.variant === variant)!;
+  assert.match(cell("postgresql", "no-cache").reason, /^unsupported: variant no-cache needs capability 'result-cache', which postgresql lacks/);
+  assert.equal(cell("postgresql", "no-cache").status, "skipped");
+  assert.equal(cell("mskql", "no-cache").reason, "not run", "mskql has a result cache: its no-cache cell runs");
+  assert.equal(cell("postgresql", "hot").reason, "not run");
 });

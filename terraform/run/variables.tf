@@ -73,7 +73,7 @@ variable "profile" {
 
   validation {
     condition     = contains(local.allowed.profiles, var.profile)
-    error_message = "profile must be one of: smoke, full, quick, ci, catalogue."
+    error_message = "profile must be one of: smoke, full, quick, ci, catalogue, seed001."
   }
 }
 

@@ -258,10 +258,10 @@ def render(path, dialect, kind, variant, out_dir, parquet_dir, system):
     if variant not in wl.get("variants", ["hot", "cold", "no-cache"]):
         print(f"unsupported: variant {variant} not defined for {wl['name']}")
         sys.exit(3)
-    if variant == "no-cache" and kind != "external":
-        # the engines samebox installs have none (study.json result_cache); a server given by
-        # DSN (kind external, such as seed 001's engine) may have one, and no-cache is how its effect is measured
-        print(f"unsupported: {system} has no result cache, so no-cache equals hot (see study.json)")
+    if variant == "no-cache" and "result-cache" not in os.environ.get("SYSTEM_CAPS", "").split():
+        # only an engine with a result cache (capability result-cache: seed 001's mskql, or a server given by
+        # DSN, which may have one) differs from hot; no-cache is how its effect is measured
+        print(f"unsupported: {system} has no result cache (capability result-cache), so no-cache equals hot (see study.json)")
         sys.exit(3)
     w = resolve(wl, dialect)
     scale = float(os.environ.get("REPEAT_SCALE", "1") or "1")
