@@ -124,7 +124,7 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     edit: (b) => editJson(path.join(b, "studies/toy/workloads/good.json"), (d) => (d.requires = ["telepathy"])),
     call: `loadStudy("toy")`,
     file: "studies/toy/workloads/good.json",
-    message: /\/requires\/0 must be equal to one of the allowed values \(sql, pgwire, sysbench, pgbench, parquet, vector, mcp-server\); got "telepathy"/,
+    message: /\/requires\/0 must be equal to one of the allowed values \(sql, pgwire, sysbench, pgbench, parquet, vector, mcp-server, result-cache\); got "telepathy"/,
   },
   {
     what: "a workload whose concurrency is not a list of whole numbers",
