@@ -75,19 +75,25 @@ export async function readPids(st: SystemState): Promise<number[]> {
   return (await runVerb(path.join(st.def.dir, "pids"), [], { timeoutS: 60 })).stdout.split(/\s+/).filter((x) => /^\d+$/.test(x)).map(Number);
 }
 
-/** prepare at the (system, study)'s first visit; false when it failed (its cells are marked). */
-async function prepareOnce(ctx: RunContext, lc: StudyLifecycle, system: string, studyName: string, ps: PlannedStudy, env: Record<string, string>): Promise<boolean> {
+/**
+ * prepare at the (system, study)'s first visit, or at every visit of a system whose data lives in memory only
+ * (system.json memory_only: a restart between visits loses what prepare loaded); false when it failed (its
+ * cells are marked).
+ */
+async function prepareOnce(ctx: RunContext, lc: StudyLifecycle, st: SystemState, studyName: string, ps: PlannedStudy, env: Record<string, string>, rep: number): Promise<boolean> {
+  const system = st.def.name;
   const key = lifecycleKey(system, studyName);
-  if (lc.prepared.has(key)) return true;
+  const memoryOnly = st.def.memory_only === true;
+  if (lc.prepared.has(key) && !memoryOnly) return true;
   const ofStudy = (c: Cell) => c.system === system && c.study === studyName;
   ctx.progress.note(`${system}: prepare ${studyName}`);
   // The plan reaches the study as arguments and environment, never by reading the run's files:
   // WORKLOADS = this system's still-planned workloads of the study (as install gets them).
   const prepEnv = { ...env, WORKLOADS: plannedList(ctx.plan.cells.filter((c) => ofStudy(c) && pending(c)), "workload") };
-  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(ctx, `${system}.${studyName}.prepare`) });
+  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(ctx, memoryOnly ? `${system}.${studyName}.r${rep}.prepare` : `${system}.${studyName}.prepare`) });
   if (prep.code !== 0) {
     const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
-    markCells(ctx, ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}.prepare.err`, prep.code);
+    markCells(ctx, ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}${memoryOnly ? `.r${rep}` : ""}.prepare.err`, prep.code);
     return false;
   }
   lc.prepared.add(key);
@@ -106,7 +112,7 @@ async function visitStudy(ctx: RunContext, lc: StudyLifecycle, visit: Visit, st:
   const key = lifecycleKey(system, studyName);
   const cells = ctx.plan.cells.filter((c) => c.study === studyName && inVisit(c, visit) && pending(c));
   const baseEnv = { ...ps.env, ...st.env, SAMEBOX_RUN_DIR: ctx.runDir, SYSTEM: system, SYSTEM_DIR: st.def.dir };
-  if (cells.length && !(await prepareOnce(ctx, lc, system, studyName, ps, baseEnv))) return;
+  if (cells.length && !(await prepareOnce(ctx, lc, st, studyName, ps, baseEnv, visit.repetition))) return;
   for (const cell of cells) {
     if (ctx.interrupted()) return;
     await runCell(ctx, cell, st, ps, baseEnv, () => readPids(st));

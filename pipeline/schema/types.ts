@@ -547,6 +547,10 @@ export type SystemFile = {
    */
   label: string;
   /**
+   * the server keeps its data in memory only (seed 001's mskql): a restart loses what a study's prepare loaded, so the runner prepares the study again at every visit; default false
+   */
+  memory_only?: boolean;
+  /**
    * server: samebox installs, starts and stops it (pids sampled); embedded: an in-process engine whose CLI opens the database file (no pids); external: a server somebody else runs, reached by DSN (never started or stopped here)
    */
   kind: "server" | "embedded" | "external";

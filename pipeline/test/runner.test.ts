@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cli, tempDir, toyEnv } from "./helpers.ts";
+import { cli, fixtures, tempDir, toyEnv } from "./helpers.ts";
 import { visitOrder, visitOrderByStudy } from "../runner/run.ts";
 
 // The runner's mechanics with a scripted system (a `sleep` process as the server) and a toy study whose
@@ -185,4 +185,20 @@ test("capabilities decide: unmet workload needs are skipped with the system's re
   const refused = cli(["run", "--profile", bad, "--dry-run"]);
   assert.equal(refused.code, 2, refused.stderr);
   assert.match(refused.stderr, /profile bad: study oltp: system 'sqlite' cannot run it: study oltp needs capability 'sysbench', which sqlite lacks: sysbench has no SQLite driver; systems that can: mariadb, mysql, postgresql/);
+});
+
+// A server that keeps its data in memory only (system.json memory_only: seed 001's mskql) loses what prepare
+// loaded when it is stopped between visits, so its study is prepared again at every visit, each with its own log.
+test("a memory_only system is prepared at every visit, the others once", { timeout: 120_000 }, () => {
+  const bench = tempDir("samebox-bench-");
+  cpSync(path.join(fixtures, "fake-bench"), bench, { recursive: true });
+  const sys = path.join(bench, "systems", "fakedb2", "system.json");
+  writeFileSync(sys, JSON.stringify({ ...JSON.parse(readFileSync(sys, "utf8")), memory_only: true }, null, 2));
+  const { data, env } = toyEnv({ SAMEBOX_BENCH_SCRIPTS: bench });
+  const r = cli(["run", "--profile", "interleave", "--run-id", "20260101T000000Z-memory-only", "--order-seed", "7"], env);
+  assert.equal(r.code, 0, r.stderr);
+  const ev = events(env.SAMEBOX_STATE);
+  assert.equal(ev.filter((e) => e === "prepare fakedb").length, 1, "a system that keeps its data: prepared once");
+  assert.equal(ev.filter((e) => e === "prepare fakedb2").length, 3, "memory_only: prepared at each of its 3 visits");
+  for (const rep of [1, 2, 3]) assert.ok(existsSync(path.join(data, "runs", "20260101T000000Z-memory-only", "logs", `fakedb2.toy.r${rep}.prepare.out`)), `prepare log of visit ${rep} kept`);
 });
