@@ -152,7 +152,7 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => (d.sysbench_drvier = "pgsql")),
     call: `loadSystem("fakedb")`,
     file: "systems/fakedb/system.json",
-    message: /must NOT have additional properties: 'sysbench_drvier'; valid: name, label, kind, capabilities, capability_notes, port, sql, drivers, color, notes/,
+    message: /must NOT have additional properties: 'sysbench_drvier'; valid: name, label, memory_only, kind, capabilities, capability_notes, port, sql, drivers, color, notes/,
   },
   {
     what: "a system with capability sysbench but no sysbench driver",
