@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, repoRoot, type Preview } from "./harness.ts";
 import { records, runs, studies, type Rec } from "./expectations.ts";
+import { lookTwoNominalLevel } from "../../pipeline/lib/group-sequential.ts";
 import { tQuantile } from "../../pipeline/lib/stats.ts";
 import type { Claim, ClaimSide as Side } from "../../pipeline/schema/types.ts";
 
@@ -79,15 +80,17 @@ function expected(study: string, c: Claim) {
   // else the most paired repetitions, the newest on a tie (measured is newest first; the sort is stable), a ci smoke run last
   const chosen = measured.find((x) => x.p.length >= MIN_REPS) ?? [...measured].sort((x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0))[0];
   if (!chosen) return { verdict: "not measured", n: 0 };
-  type Seq = { looks?: number; alpha_spending?: { base: number; alpha1: number; alpha2: number } };
+  type Seq = { looks?: number; alpha_spending?: { base: number; alpha1: number; alpha2: number; exact?: boolean } };
   const seq = (chosen.m as { sequential?: Record<string, Seq> }).sequential?.[study];
   const sp = seq?.alpha_spending;
   if (!sp) return judgeAt(c, chosen.p, 0.05 / (seq?.looks ?? 1), chosen.m.run_id);
-  // two looks (Lan–DeMets): look 1 on the repetitions up to base at alpha1 keeps a decision; else look 2 on all at alpha2
+  // two looks (Lan–DeMets): look 1 on the repetitions up to base at alpha1 keeps a decision; else look 2 on all,
+  // spending alpha2: at the exact two-look boundary's nominal level (runs recording `exact`), else at alpha2 itself
   const first = chosen.p.filter((x) => x.rep <= sp.base);
   const one = judgeAt(c, first, sp.alpha1, chosen.m.run_id);
   if ((one.verdict !== "undecided" && one.verdict !== "not measured") || first.length === chosen.p.length || sp.alpha2 <= 0) return one;
-  return judgeAt(c, chosen.p, sp.alpha2, chosen.m.run_id);
+  const level2 = sp.exact ? lookTwoNominalLevel(sp.alpha1, sp.alpha2, first.length / chosen.p.length) : sp.alpha2;
+  return judgeAt(c, chosen.p, level2, chosen.m.run_id);
 }
 
 /** One look: the t interval at two-sided level alpha on the log ratios, and the verdict it gives. */
