@@ -98,7 +98,7 @@ const pct = (a: number) => `${Number((a * 100).toPrecision(3))} %`;
 function newRecord(ps: PlannedStudy, max: number, budgetS: number, plan: LookPlan): StudySequential {
   return {
     min_repetitions: ps.repetitions, max_repetitions: max, budget_s: budgetS, spent_s: 0, looks: 2, repetitions_added: 0,
-    alpha_spending: { rule: "lan-demets-pocock", alpha: plan.alpha1 + plan.alpha2, base: plan.base, max: plan.max, alpha1: plan.alpha1, alpha2: plan.alpha2, exact: true },
+    alpha_spending: { rule: "lan-demets-pocock", alpha: plan.alpha1 + plan.alpha2, base: plan.base, max: plan.max, alpha1: plan.alpha1, alpha2: plan.alpha2, exact: plan.exact === true },
     method: `paired t interval on per-repetition log ratios; two looks (after ${plan.base} repetitions at ${pct(plan.alpha1)}; after the added ones spending ${pct(plan.alpha2)}, a nominal ${pct(lookTwoLevel(plan, plan.base, plan.max))} at ${plan.max} repetitions by the exact two-look boundary): Lan–DeMets Pocock-type alpha-spending of 5 %`,
     stopped: "", claims: [],
   };

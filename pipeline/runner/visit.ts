@@ -85,15 +85,16 @@ async function prepareOnce(ctx: RunContext, lc: StudyLifecycle, st: SystemState,
   const key = lifecycleKey(system, studyName);
   const memoryOnly = st.def.memory_only === true;
   if (lc.prepared.has(key) && !memoryOnly) return true;
+  const logName = `${system}.${studyName}${memoryOnly ? `.r${rep}` : ""}.prepare`;
   const ofStudy = (c: Cell) => c.system === system && c.study === studyName;
   ctx.progress.note(`${system}: prepare ${studyName}`);
   // The plan reaches the study as arguments and environment, never by reading the run's files:
   // WORKLOADS = this system's still-planned workloads of the study (as install gets them).
   const prepEnv = { ...env, WORKLOADS: plannedList(ctx.plan.cells.filter((c) => ofStudy(c) && pending(c)), "workload") };
-  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(ctx, memoryOnly ? `${system}.${studyName}.r${rep}.prepare` : `${system}.${studyName}.prepare`) });
+  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(ctx, logName) });
   if (prep.code !== 0) {
     const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
-    markCells(ctx, ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${system}.${studyName}${memoryOnly ? `.r${rep}` : ""}.prepare.err`, prep.code);
+    markCells(ctx, ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${logName}.err`, prep.code);
     return false;
   }
   lc.prepared.add(key);

@@ -232,7 +232,7 @@ nocache_follows_result_cache() { # no-cache is rendered for a system with capabi
   SYSTEM_CAPS="sql pgwire result-cache" python3 "$py" render "$wl" postgresql server no-cache "$cells/rc1" /nonexistent mskql >/dev/null || { echo "refused with a result cache"; return 1; }
   grep -q '"variant": "no-cache"' "$cells/rc1/meta.json" || { echo "meta.json without the variant"; return 1; }
   o="$(SYSTEM_CAPS="sql pgwire" python3 "$py" render "$wl" postgresql server no-cache "$cells/rc0" /nonexistent postgresql)" || rc=$?
-  [[ $rc -eq 3 && "$o" == *"has no result cache (capability result-cache)"* ]] || { echo "exit $rc: $o"; return 1; }
+  [[ $rc -eq 3 && "$o" == *"variant no-cache needs capability result-cache, which postgresql lacks (study.json variant_requires)"* ]] || { echo "exit $rc: $o"; return 1; }
 }
 t "no-cache follows capability result-cache: rendered for a system with it, exit 3 without" nocache_follows_result_cache
 t "pgwire cannot be restarted: cold exits 3" expect_3 pgwire aggregate cold

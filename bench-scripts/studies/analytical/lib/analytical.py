@@ -48,9 +48,13 @@ LOADS = ["native", "insert"]
 KINDS = ["server", "embedded", "external"]
 
 
-def study_dialects():
+def study_json():
     with open(os.path.join(STUDY_DIR, "study.json")) as f:
-        return json.load(f).get("dialects") or sorted(COLUMN_TYPES)
+        return json.load(f)
+
+
+def study_dialects():
+    return study_json().get("dialects") or sorted(COLUMN_TYPES)
 
 
 def known_capabilities():
@@ -258,10 +262,12 @@ def render(path, dialect, kind, variant, out_dir, parquet_dir, system):
     if variant not in wl.get("variants", ["hot", "cold", "no-cache"]):
         print(f"unsupported: variant {variant} not defined for {wl['name']}")
         sys.exit(3)
-    if variant == "no-cache" and "result-cache" not in os.environ.get("SYSTEM_CAPS", "").split():
-        # only an engine with a result cache (capability result-cache: seed 001's mskql, or a server given by
-        # DSN, which may have one) differs from hot; no-cache is how its effect is measured
-        print(f"unsupported: {system} has no result cache (capability result-cache), so no-cache equals hot (see study.json)")
+    # study.json variant_requires (no-cache -> result-cache), the list the planner skips by; checked here too
+    # for a cell run by hand. Only an engine with a result cache differs from hot under no-cache.
+    caps = os.environ.get("SYSTEM_CAPS", "").split()
+    missing = [c for c in study_json().get("variant_requires", {}).get(variant, []) if c not in caps]
+    if missing:
+        print(f"unsupported: variant {variant} needs capability {', '.join(missing)}, which {system} lacks (study.json variant_requires)")
         sys.exit(3)
     w = resolve(wl, dialect)
     scale = float(os.environ.get("REPEAT_SCALE", "1") or "1")
