@@ -64,6 +64,7 @@ fields = {
     "SYSTEM_LABEL": doc.get("label", ""),
     "SYSTEM_PORT": doc.get("port", ""),
     "SYSTEM_DIALECT": sql.get("dialect", ""),
+    "SYSTEM_SQL_FLAVOR": sql.get("flavor", ""),
     "SYSTEM_CLIENT": sql.get("client", ""),
     "SYSTEM_LOAD": sql.get("load", "native") if sql else "",
     "SYSTEM_CAPS": " ".join(doc.get("capabilities") or []),

@@ -583,6 +583,10 @@ export type SystemFile = {
      */
     client: "psql" | "mariadb" | "mysql" | "sqlite3" | "duckdb" | "sqlcmd";
     /**
+     * an engine that speaks its dialect with differences of its own (mskql: PostgreSQL's, without comments, with CREATE FOREIGN TABLE for Parquet and VECTOR(n) without pgvector's operators): workload files may refine the dialect's SQL for it under dialects["<dialect>:<flavor>"], merged over dialects["<dialect>"]
+     */
+    flavor?: string;
+    /**
      * how studies bulk-load CSV: native (the dialect's COPY / LOAD DATA / .import), insert (plain multi-row INSERTs, for an engine that need not implement COPY); default native
      */
     load?: "native" | "insert";

@@ -66,7 +66,10 @@ assert {"postgresql", "duckdb", "sqlite", "mariadb", "pgwire"} <= set(runnable),
 names = set(systems)
 for w in ws:
     assert "systems" not in w and "unsupported" not in w, f"{w['name']}: names systems"
-    assert set(w.get("dialects", {})) <= set(st["dialects"]), w["name"]
+    flavors = {s["sql"]["flavor"] for s in systems.values() if s.get("sql", {}).get("flavor")}
+    for key in w.get("dialects", {}):
+        base, _, flavor = key.partition(":")   # "<dialect>:<flavor>": an engine's own SQL (sql.flavor)
+        assert base in st["dialects"] and (not flavor or flavor in flavors), f"{w['name']}: dialects key {key}"
     # a system that cannot run it says why (capability_notes), the reason of its skipped cell
     for n, s in runnable.items():
         for cap in set(w.get("requires", [])) - set(s["capabilities"]):
@@ -74,7 +77,8 @@ for w in ws:
             assert why.strip(), f"{w['name']}: {n} lacks {cap} without a capability_notes reason"
 # no system's name in the study's code or workload files (those spelt like a dialect or a
 # capability, e.g. postgresql, pgwire, cannot be told apart here and are left out)
-words = set(st["dialects"]) | {c for s in systems.values() for c in s["capabilities"]}
+words = set(st["dialects"]) | {c for s in systems.values() for c in s["capabilities"]} | {
+    s["sql"]["flavor"] for s in systems.values() if s.get("sql", {}).get("flavor")}
 names = {n for n in names if n not in words}
 assert "mariadb" in names, names
 for root, _, files in os.walk(d):
@@ -189,12 +193,13 @@ t "run duckdb pq_aggregate (Parquet read)" run_ok duckdb pq_aggregate
 t "run pgwire aggregate (psql against PGWIRE_DSN)" run_ok pgwire aggregate
 nocache_ok() {
   run_ok pgwire aggregate no-cache || return 1
-  local b="$cells/pgwire.aggregate.no-cache/sql/batch.sql"
-  # every statement carries a comment, and no comment repeats across statements
-  [[ "$(grep -c '/\* nc:' "$b")" -eq "$(wc -l <"$b")" ]] || { echo "statements without a no-cache comment"; return 1; }
-  [[ "$(grep -o '/\* nc:[^*]*\*/' "$b" | sort | uniq -d | wc -l)" -eq 0 ]] || { echo "repeated no-cache comment"; return 1; }
+  local b="$cells/pgwire.aggregate.no-cache/sql/batch.sql" hot="$cells/pgwire.aggregate.hot/sql/batch.sql"
+  # no statement's text repeats, and with its whitespace folded each is the hot batch's statement
+  [[ "$(sort -u "$b" | wc -l)" -eq "$(wc -l <"$b")" && "$(wc -l <"$b")" -gt 1 ]] || { echo "a statement's text repeats"; return 1; }
+  cmp -s <(tr -s ' \t' '  ' <"$b") <(tr -s ' \t' '  ' <"$hot") || { echo "no-cache changed more than whitespace"; return 1; }
+  ! grep -q '/\*' "$b" || { echo "a comment in the no-cache batch (mskql's lexer has none)"; return 1; }
 }
-t "run pgwire aggregate no-cache: unique comment on every statement" nocache_ok
+t "run pgwire aggregate no-cache: every statement's text its own, only whitespace differs" nocache_ok
 cold_ok() {
   run_ok postgresql aggregate cold || return 1
   grep -q '"drop_caches": "\(allowed\|denied\)"' "$cells/postgresql.aggregate.cold/cold.json" || return 1
@@ -235,6 +240,47 @@ nocache_follows_result_cache() { # no-cache is rendered for a system with capabi
   [[ $rc -eq 3 && "$o" == *"variant no-cache needs capability result-cache, which postgresql lacks (study.json variant_requires)"* ]] || { echo "exit $rc: $o"; return 1; }
 }
 t "no-cache follows capability result-cache: rendered for a system with it, exit 3 without" nocache_follows_result_cache
+nocache_rerender() { # each run's rewrite replaces the last one's whitespace: texts differ between runs, never grow
+  local py="$study/lib/analytical.py" b="$cells/rc1/batch.sql" orig one two
+  orig="$(tr -s ' \t' '  ' <"$b")"
+  python3 "$py" nocache "$b" seed-1 && one="$(cat "$b")"
+  python3 "$py" nocache "$b" seed-2 && two="$(cat "$b")"
+  [[ "$one" != "$two" && ${#one} -eq ${#two} ]] || { echo "run 2 kept run 1's text or grew it"; return 1; }
+  [[ "$(tr -s ' \t' '  ' <<<"$two")" == "$orig" ]] || { echo "the statements changed beyond whitespace"; return 1; }
+}
+t "no-cache: each run's whitespace replaces the previous run's" nocache_rerender
+flavor_sql() { # sql.flavor refines the dialect's SQL: mskql reads Parquet through CREATE FOREIGN TABLE
+  local py="$study/lib/analytical.py" wl="$study/workloads/pq_aggregate.json"
+  SYSTEM_SQL_FLAVOR=mskql SYSTEM_CAPS="sql parquet" python3 "$py" render "$wl" postgresql server hot "$cells/fl1" /pq mskql >/dev/null || return 1
+  grep -qx "CREATE FOREIGN TABLE pq_events OPTIONS (FILENAME '/pq/events.parquet');" "$cells/fl1/setup.sql" || { cat "$cells/fl1/setup.sql"; return 1; }
+  grep -q '"flavor": "mskql"' "$cells/fl1/meta.json" || { echo "meta.json lacks the flavor"; return 1; }
+  SYSTEM_CAPS="sql parquet" python3 "$py" render "$wl" duckdb embedded hot "$cells/fl0" /pq duckdb >/dev/null || return 1
+  grep -q "read_parquet('/pq/events.parquet')" "$cells/fl0/setup.sql" || { cat "$cells/fl0/setup.sql"; return 1; }
+}
+t "a flavor's SQL (postgresql:mskql) is merged over the dialect's; others keep theirs" flavor_sql
+flavor_validate() { # an unknown flavor and a dialect-wide 'unsupported' are problems, named
+  local d="$cells/wl-flavor" o
+  mkdir -p "$d"
+  python3 - "$study/workloads/pq_aggregate.json" "$d" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["dialects"]["postgresql:nosuch"] = {"setup": []}
+w["dialects"]["duckdb"] = {"unsupported": "no"}
+json.dump(w, open(sys.argv[2] + "/pq_aggregate.json", "w"))
+PY
+  o="$(python3 "$study/lib/analytical.py" validate "$d")" && { echo "validate passed: $o"; return 1; }
+  [[ "$o" == *"unknown SQL flavor 'nosuch'"*"valid: ['mskql']"* && "$o" == *"dialects.duckdb: 'unsupported' belongs to a flavor"* ]] || { echo "$o"; return 1; }
+}
+t "validate names an unknown flavor and an 'unsupported' outside a flavor" flavor_validate
+canon_vectors() { # each engine prints vectors its own way; element by element they compare equal
+  local py="$study/lib/analytical.py" a b
+  a="$(printf '1\t[1,2.5,0.1]\n' | python3 "$py" canon '\N' 3)"
+  b="$(printf '1\t[1.0, 2.50, 0.100000001]\n' | python3 "$py" canon '\N' 3)"
+  [[ -n "$a" && "$a" == "$b" ]] || { echo "$a != $b"; return 1; }
+  b="$(printf '1\t[1.0, 2.6, 0.1]\n' | python3 "$py" canon '\N' 3)"
+  [[ "$a" != "$b" ]] || { echo "a different vector compared equal"; return 1; }
+}
+t "canon: vectors compare element by element ([1,2.5] = [1.0, 2.50])" canon_vectors
 t "pgwire cannot be restarted: cold exits 3" expect_3 pgwire aggregate cold
 wrong_answer() {
   local wl="$SAMEBOX_STATE/aggregate.json" o rc=0

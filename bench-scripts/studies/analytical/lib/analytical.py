@@ -6,19 +6,23 @@
   drop-sql DIALECT SCHEMA DATA_DIR      print the SQL script that drops what load-sql made
   render   WORKLOAD_JSON DIALECT KIND VARIANT OUT_DIR PARQUET_DIR SYSTEM
                                         write setup.sql, batch.sql, check.sql, meta.json for one cell;
-                                        exit 3 (printing why) when the variant does not apply
+                                        exit 3 (printing why) when the variant does not apply or the
+                                        system's SQL flavor cannot run the workload
 
 Systems are never named here: SQL is keyed by the system's dialect (system.json sql.dialect),
+refined for an engine that speaks it with differences of its own by its flavor (sql.flavor, in
+env SYSTEM_SQL_FLAVOR: a workload's dialects["<dialect>:<flavor>"] merged over dialects[dialect]),
 loading by its sql.load (native: the dialect's bulk load; insert: plain CREATE TABLE and
 multi-row INSERTs, nothing else, for an engine that need not implement more), variants by its
 kind. Which workloads a system runs is its capabilities against the file's `requires`
 (checked by the run verb, lib/system.sh).
   canon    NULL_TOKEN PRECISION         canonicalize query output on stdin, print checksum and row count
-  nocache  BATCH_SQL NONCE              rewrite BATCH_SQL giving every statement a unique comment
+  nocache  BATCH_SQL NONCE              rewrite BATCH_SQL giving every statement unique text (whitespace)
   validate WORKLOADS_DIR                check every workload file; print one line per problem
 """
 import ast
 import decimal
+import functools
 import hashlib
 import json
 import os
@@ -64,6 +68,21 @@ def known_capabilities():
             return json.load(f)["properties"]["requires"]["items"]["enum"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def known_flavors():
+    """The SQL flavors some system declares (system.json sql.flavor)."""
+    systems = os.path.join(STUDY_DIR, "..", "..", "systems")
+    out = set()
+    for name in os.listdir(systems):
+        try:
+            with open(os.path.join(systems, name, "system.json")) as f:
+                flavor = (json.load(f).get("sql") or {}).get("flavor")
+        except (OSError, ValueError):
+            continue
+        if flavor:
+            out.add(flavor)
+    return out
 
 
 def die(msg, code=2):
@@ -196,17 +215,25 @@ _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant, ast.
             ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub)
 
 
+@functools.lru_cache(maxsize=None)
+def compile_template_expr(src, names):
+    """One {expr} checked and compiled once (a 2,000-row setup repeats each 2,000 times)."""
+    tree = ast.parse(src, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            raise ValueError(f"template expression '{src}' uses {type(node).__name__}; allowed: + - * // % and loop variables")
+        if isinstance(node, ast.Name) and node.id not in names:
+            raise ValueError(f"template expression '{src}' names '{node.id}'; loop variables here: {sorted(names)}")
+    return compile(tree, "<template>", "eval")
+
+
 def eval_template(text, scope):
     """Fill {expr} in a loop body: integer arithmetic over the loop variables only."""
+    names = frozenset(scope)
+
     def repl(m):
-        src = m.group(1)
-        tree = ast.parse(src, mode="eval")
-        for node in ast.walk(tree):
-            if not isinstance(node, _ALLOWED):
-                raise ValueError(f"template expression '{src}' uses {type(node).__name__}; allowed: + - * // % and loop variables")
-            if isinstance(node, ast.Name) and node.id not in scope:
-                raise ValueError(f"template expression '{src}' names '{node.id}'; loop variables here: {sorted(scope)}")
-        return str(eval(compile(tree, "<template>", "eval"), {"__builtins__": {}}, dict(scope)))
+        code = compile_template_expr(m.group(1), names)
+        return str(eval(code, {"__builtins__": {}}, dict(scope)))
     return _EXPR.sub(repl, text)
 
 
@@ -228,14 +255,17 @@ def expand(items, scope, out, scale, depth=0):
             raise ValueError(f"batch item must be a SQL string or {{loop, count, body}}, got {item!r}")
 
 
-def resolve(wl, dialect):
-    """The workload in one SQL dialect: the file's `dialects[DIALECT]` merged over its defaults."""
+def resolve(wl, dialect, flavor=""):
+    """The workload in one SQL dialect: the file's `dialects[DIALECT]` merged over its defaults, then
+    `dialects[DIALECT:FLAVOR]` (an engine's own differences) over that."""
     merged = dict(wl)
-    d = dict(wl.get("dialects", {}).get(dialect, {}))
-    if "check" in d:
-        # a dialect's check refines the file's: it may change the query, never the expected answer
-        d["check"] = {**wl.get("check", {}), **d["check"]}
-    merged.update(d)
+    keys = [dialect] + ([f"{dialect}:{flavor}"] if flavor else [])
+    for key in keys:
+        d = dict(wl.get("dialects", {}).get(key, {}))
+        if "check" in d:
+            # a dialect's check refines the file's: it may change the query, never the expected answer
+            d["check"] = {**merged.get("check", {}), **d["check"]}
+        merged.update(d)
     merged.pop("dialects", None)
     return merged
 
@@ -269,14 +299,21 @@ def render(path, dialect, kind, variant, out_dir, parquet_dir, system):
     if missing:
         print(f"unsupported: variant {variant} needs capability {', '.join(missing)}, which {system} lacks (study.json variant_requires)")
         sys.exit(3)
-    w = resolve(wl, dialect)
+    flavor = os.environ.get("SYSTEM_SQL_FLAVOR", "")
+    w = resolve(wl, dialect, flavor)
+    if w.get("unsupported"):
+        # only a flavor's override may say this, with the engine's own error (validate checks)
+        print(f"unsupported: {wl['name']} in {dialect}:{flavor}: {w['unsupported']}")
+        sys.exit(3)
     scale = float(os.environ.get("REPEAT_SCALE", "1") or "1")
     os.makedirs(out_dir, exist_ok=True)
 
     def fill(s):
         return s.replace("{parquet_dir}", parquet_dir)
 
-    setup = [fill(one_line(s)) for s in w.get("setup", [])]
+    setup = []
+    expand(w.get("setup", []), {}, setup, 1.0)   # loops allowed: a setup may insert row by row
+    setup = [fill(s) for s in setup]
     batch = [fill(s) for s in batch_statements(w, scale)]
     check = w.get("check", {})
     check_sql = [fill(one_line(s)) for s in ([check["query"]] if "query" in check else [])]
@@ -288,7 +325,7 @@ def render(path, dialect, kind, variant, out_dir, parquet_dir, system):
         with open(os.path.join(out_dir, name), "w") as f:
             f.write("\n".join(lines) + ("\n" if lines else ""))
     meta = {
-        "workload": wl["name"], "system": system, "dialect": dialect, "variant": variant,
+        "workload": wl["name"], "system": system, "dialect": dialect, "flavor": flavor, "variant": variant,
         "category": wl["category"],
         "statements": len(batch), "repeat_scale": scale,
         "reset_each_run": bool(w.get("reset_each_run", False)),
@@ -315,13 +352,21 @@ def render(path, dialect, kind, variant, out_dir, parquet_dir, system):
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
+def canon_number(v, quantum):
+    d = decimal.Decimal(v).quantize(quantum, rounding=decimal.ROUND_HALF_EVEN)
+    s = format(d.normalize(), "f")
+    return "0" if s in ("-0", "0") else s
+
+
 def canon_field(v, null_token, quantum):
     if v == null_token:
         return "\\N"
     if _NUMBER.match(v):
-        d = decimal.Decimal(v).quantize(quantum, rounding=decimal.ROUND_HALF_EVEN)
-        s = format(d.normalize(), "f")
-        return "0" if s in ("-0", "0") else s
+        return canon_number(v, quantum)
+    items = v[1:-1].split(",") if len(v) >= 2 and v[0] + v[-1] in ("[]", "{}") else None
+    if items and all(_NUMBER.match(x.strip()) for x in items):
+        # a vector or numeric array: pgvector prints [1,2.5], DuckDB [1.0, 2.5], mskql its own way
+        return "[" + ",".join(canon_number(x.strip(), quantum) for x in items) + "]"
     return v
 
 
@@ -339,13 +384,29 @@ def canonicalize(text, null_token, precision):
 
 
 # ---------------------------------------------------------------- no-cache
+NOCACHE_BITS = 40
+
+
+def nocache_whitespace(nonce, k):
+    """A run of spaces and tabs unique to (nonce, k): the bits of a 40-bit hash, space 0, tab 1."""
+    h = int.from_bytes(hashlib.sha256(f"{nonce}:{k}".encode()).digest()[:5], "big")
+    return "".join("\t" if h >> b & 1 else " " for b in range(NOCACHE_BITS))
+
+
 def nocache(batch_path, nonce):
+    """Give every statement of BATCH_SQL text of its own, so a result cache keyed on the query text
+    misses. The seed appends a unique comment (/* nc<i> */); mskql at the pinned commit has no
+    comments in its lexer and fails on them in GROUP BY and SELECT-list tails, so the unique part is
+    whitespace after the first keyword instead: the same statement to every parser, new text to the
+    cache. Rewrites the batch of the previous run (between-runs.sh calls this before every run)."""
     with open(batch_path) as f:
         lines = [l for l in f.read().split("\n") if l]
     out = []
     for k, line in enumerate(lines):
-        stmt = re.sub(r"\s*/\* nc:[^*]* \*/;$", ";", line)
-        out.append(stmt[:-1] + f" /* nc:{nonce}:{k} */;")
+        m = re.match(r"(\S+)[ \t]+(.*)$", line)
+        if not m:
+            die(f"{batch_path}: line {k + 1} has no keyword to put the no-cache whitespace after: {line[:60]}")
+        out.append(m.group(1) + nocache_whitespace(nonce, k) + m.group(2))
     with open(batch_path, "w") as f:
         f.write("\n".join(out) + "\n")
 
@@ -383,8 +444,13 @@ def validate(dir_):
             if caps is not None and c not in caps:
                 problems.append(f"{fn}: requires unknown capability '{c}'; valid: {caps}")
         for d, override in wl.get("dialects", {}).items():
-            if d not in dialects:
-                problems.append(f"{fn}: dialects: unknown SQL dialect '{d}'; valid: {dialects}")
+            base, _, flavor = d.partition(":")
+            if base not in dialects:
+                problems.append(f"{fn}: dialects: unknown SQL dialect '{base}' in '{d}'; valid: {dialects} (or <dialect>:<flavor>)")
+            if flavor and flavor not in known_flavors():
+                problems.append(f"{fn}: dialects: unknown SQL flavor '{flavor}' in '{d}'; valid: {sorted(known_flavors())} (system.json sql.flavor)")
+            if "unsupported" in override and not flavor:
+                problems.append(f"{fn}: dialects.{d}: 'unsupported' belongs to a flavor (<dialect>:<flavor>); a dialect's systems are planned by capability")
             if "requires" in override:
                 # capabilities belong to the whole file (the runner plans by them, never by dialect)
                 problems.append(f"{fn}: dialects.{d}: 'requires' is the file's, not a dialect's")
@@ -394,9 +460,12 @@ def validate(dir_):
             check = wl.get("check", {})
             if not check.get("checksum") and not check.get("reference"):
                 problems.append(f"{fn}: check needs 'checksum' (expected answer) or 'reference' (engine)")
-            for d in dialects:
+            flavored = [tuple(k.split(":", 1)) for k in wl.get("dialects", {}) if ":" in k]
+            for d, flavor in [(d, "") for d in dialects] + flavored:
                 try:
-                    w = resolve(wl, d)
+                    w = resolve(wl, d, flavor)
+                    if w.get("unsupported"):
+                        continue
                     batch_statements(w, 1.0)
                 except (ValueError, KeyError) as e:
                     problems.append(f"{fn}: {d}: {e}")

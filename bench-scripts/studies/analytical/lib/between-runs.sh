@@ -4,7 +4,7 @@
 # cold: restart the server through its stop/start verbs (kind server; an embedded engine starts
 # with every run) and drop the OS page cache (when permitted); reset: re-run the workload's
 # setup.sql (write workloads start from the same state every run); nocache: give every
-# statement a fresh unique comment so a result cache cannot answer it.
+# statement text of its own (unique whitespace after its first keyword) so a result cache cannot answer it.
 set -euo pipefail
 # shellcheck source=study.sh
 . "$(dirname "$0")/study.sh"
