@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS t_vec;
+CREATE TABLE t_vec (id INTEGER, label VARCHAR, v FLOAT[4]);
