@@ -64,9 +64,9 @@ runnable = {n: s for n, s in systems.items()
             if set(st["requires"]) <= set(s["capabilities"]) and s.get("sql", {}).get("dialect") in st["dialects"]}
 assert {"postgresql", "duckdb", "sqlite", "mariadb", "pgwire"} <= set(runnable), sorted(runnable)
 names = set(systems)
+flavors = {s["sql"]["flavor"] for s in systems.values() if s.get("sql", {}).get("flavor")}
 for w in ws:
     assert "systems" not in w and "unsupported" not in w, f"{w['name']}: names systems"
-    flavors = {s["sql"]["flavor"] for s in systems.values() if s.get("sql", {}).get("flavor")}
     for key in w.get("dialects", {}):
         base, _, flavor = key.partition(":")   # "<dialect>:<flavor>": an engine's own SQL (sql.flavor)
         assert base in st["dialects"] and (not flavor or flavor in flavors), f"{w['name']}: dialects key {key}"
@@ -77,8 +77,7 @@ for w in ws:
             assert why.strip(), f"{w['name']}: {n} lacks {cap} without a capability_notes reason"
 # no system's name in the study's code or workload files (those spelt like a dialect or a
 # capability, e.g. postgresql, pgwire, cannot be told apart here and are left out)
-words = set(st["dialects"]) | {c for s in systems.values() for c in s["capabilities"]} | {
-    s["sql"]["flavor"] for s in systems.values() if s.get("sql", {}).get("flavor")}
+words = set(st["dialects"]) | {c for s in systems.values() for c in s["capabilities"]} | flavors
 names = {n for n in names if n not in words}
 assert "mariadb" in names, names
 for root, _, files in os.walk(d):

@@ -70,8 +70,9 @@ def known_capabilities():
         return None
 
 
+@functools.lru_cache(maxsize=None)
 def known_flavors():
-    """The SQL flavors some system declares (system.json sql.flavor)."""
+    """The SQL flavors some system declares (system.json sql.flavor); read once per process."""
     systems = os.path.join(STUDY_DIR, "..", "..", "systems")
     out = set()
     for name in os.listdir(systems):
