@@ -9,7 +9,7 @@ import { UserError } from "./errors.ts";
 import { fromCsv, fromJsonl } from "./records.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 import { median } from "./stats.ts";
-import { VERDICTS, belowScale, countedRecords, fmtRatio, judgeFromRun, pairedSamples, studyEnvOf, type Verdict } from "./verdicts.ts";
+import { VERDICTS, belowScale, claimHasWorkload, countedRecords, fmtRatio, judgeFromRun, pairedSamples, studyEnvOf, type Verdict } from "./verdicts.ts";
 
 interface ReportCell { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number; status: string; reason?: string; started_at?: string; duration_s: number; noise?: { host_probe_ms?: number } }
 interface ReportManifest {
@@ -52,7 +52,7 @@ function claimRow(c: Claim, study: string, m: ReportManifest, counted: ResultRec
 /** What became of the cells of a side that measured nothing: "; mysql: skipped — <reason>". */
 function missingCells(c: Claim, study: string, m: ReportManifest): string {
   const parts = [c.a, c.b].flatMap((s) => {
-    const cells = m.cells.filter((x) => x.study === study && x.system === s.system && (c.workload === "*" || x.workload === c.workload) && (s.variant === undefined || x.variant === s.variant));
+    const cells = m.cells.filter((x) => x.study === study && x.system === s.system && claimHasWorkload(c, x.workload) && (s.variant === undefined || x.variant === s.variant));
     if (cells.some((x) => x.status === "ok")) return [];
     const bad = cells.find((x) => x.status !== "ok");
     return [`${s.system}${s.variant ? ` (${s.variant})` : ""}: ${bad ? `${bad.status}${bad.reason ? ` — ${bad.reason}` : ""}` : "not in this run"}`];

@@ -36,11 +36,14 @@ export interface PairedSample {
   repetition: number;
   a: number;
   b: number;
+  /** A claim about each of several workloads (claims.json each_of): the workload this pair measured. */
+  workload?: string;
 }
 
-/** Which cells a side of a claim needs ("*" workload = every workload). */
+/** Which cells a side of a claim needs ("*" workload = every workload; "each": the workloads listed). */
 export interface SideSelector {
   workload: string;
+  workloads?: string[];
   system: string;
   variant?: string;
   concurrency?: number;
@@ -65,7 +68,11 @@ export interface ClaimJudgement {
   /** Undecided with an interval: the log-scale half-width that would decide, and the log ratios' standard deviation. */
   decisiveLogHalfWidth?: number;
   sdLog?: number;
+  /** A claim about each of several workloads: every workload's own judgement (at the claim's level). */
+  members?: MemberJudgement[];
 }
+
+export type MemberJudgement = Omit<ClaimJudgement, "members"> & { workload: string };
 
 export interface JudgeOptions {
   /** Family-wise error over all looks, two-sided; default 0.05. */
@@ -117,17 +124,29 @@ export type SequentialJudgement = ClaimJudgement & { look: 1 | 2 };
  * undecided and with repetitions beyond `base`: look 2 on all of them (level alpha2).
  */
 export function judgeSequentialClaim(claim: Claim, samples: PairedSample[], plan: LookPlan, opts: Omit<JudgeOptions, "level" | "looks"> = {}): SequentialJudgement {
+  if (claim.each_of) {
+    // every workload as its own two-look test (Bonferroni: the plan's alphas divided by k for the family-wise side)
+    let look: 1 | 2 = 1;
+    const j = judgeEach(claim, samples, (m, own, k) => {
+      const mj = judgeSequentialClaim(m, own, { ...plan, alpha1: plan.alpha1 / k, alpha2: plan.alpha2 / k }, opts);
+      if (mj.look === 2) look = 2;
+      return mj;
+    });
+    return { ...j, look };
+  }
   const first = samples.filter((s) => s.repetition <= plan.base);
   const j1 = judgeClaim(claim, first, { ...opts, level: plan.alpha1 });
-  const later = samples.length > first.length && plan.alpha2 > 0;
+  const [n1, n2] = [pairedRepetitions(claim, first), pairedRepetitions(claim, samples)];
+  const later = n2 > n1 && plan.alpha2 > 0;
   if ((j1.verdict !== "undecided" && j1.verdict !== "not measured") || !later) return { ...j1, look: 1 };
-  return { ...judgeClaim(claim, samples, { ...opts, level: lookTwoLevel(plan, first.length, samples.length) }), look: 2 };
+  return { ...judgeClaim(claim, samples, { ...opts, level: lookTwoLevel(plan, n1, n2) }), look: 2 };
 }
 
 /** The cells a claim needs: its workload and metric, each side's system (and variant/concurrency when pinned). */
 export function claimSides(claim: Claim): { a: SideSelector; b: SideSelector } {
   const side = (s: ClaimSide): SideSelector => ({
     workload: claim.workload,
+    ...(claim.each_of ? { workloads: claim.each_of } : {}),
     system: s.system,
     ...(s.variant !== undefined ? { variant: s.variant } : {}),
     ...(s.concurrency !== undefined ? { concurrency: s.concurrency } : {}),
@@ -136,8 +155,36 @@ export function claimSides(claim: Claim): { a: SideSelector; b: SideSelector } {
   return { a: side(claim.a), b: side(claim.b) };
 }
 
+/** Whether a side's cells include this workload ("*": any; "each": the listed ones). */
+export function sideHasWorkload(s: SideSelector, workload: string): boolean {
+  return s.workload === "*" || (s.workloads ? s.workloads.includes(workload) : workload === s.workload);
+}
+
+/** Whether a claim reads this workload ("*": any; "each": the listed ones). */
+export function claimHasWorkload(claim: Claim, workload: string): boolean {
+  return claim.workload === "*" || (claim.each_of ?? [claim.workload]).includes(workload);
+}
+
+/** The claim's workload in words: "all workloads", "each of aggregate, order_by", or its name. */
+export function workloadText(claim: Claim): string {
+  if (claim.workload === "*") return "all workloads";
+  return claim.each_of ? `each of ${claim.each_of.join(", ")}` : claim.workload;
+}
+
+/** One workload of a claim about each of several workloads, as a claim of its own. */
+export function memberClaim(claim: Claim, workload: string): Claim {
+  const { each_of: _, ...rest } = claim;
+  return { ...rest, id: `${claim.id}--${workload}`, workload };
+}
+
+/** Paired repetitions a claim has: for a claim about each of several workloads, the fewest any of them has (0 when one is missing). */
+export function pairedRepetitions(claim: Claim, samples: PairedSample[]): number {
+  if (!claim.each_of) return samples.length;
+  return Math.min(...claim.each_of.map((w) => samples.filter((s) => s.workload === w).length));
+}
+
 function matchesSide(r: ResultRecord, s: SideSelector): boolean {
-  return r.t === null && r.metric === s.metric && r.system === s.system && (s.workload === "*" || r.workload === s.workload)
+  return r.t === null && r.metric === s.metric && r.system === s.system && sideHasWorkload(s, r.workload)
     && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency);
 }
 
@@ -169,6 +216,7 @@ function byRepetition(rs: ResultRecord[]): Map<number, number> {
  * the highest concurrency both sides ran, then the first variant by name.
  */
 export function pairedSamples(records: ResultRecord[], claim: Claim): PairedSample[] {
+  if (claim.each_of) return claim.each_of.flatMap((w) => pairedSamples(records, memberClaim(claim, w)).map((s) => ({ ...s, workload: w })));
   const { a: sa, b: sb } = claimSides(claim);
   const ra = records.filter((r) => matchesSide(r, sa));
   const rb = records.filter((r) => matchesSide(r, sb));
@@ -244,6 +292,7 @@ export function regionText(claim: Claim): string {
 export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOptions = {}): ClaimJudgement {
   const o = { ...DEFAULT_JUDGE_OPTIONS, ...opts };
   const level = opts.level ?? o.alpha / o.looks;
+  if (claim.each_of) return judgeEach(claim, samples, (m, own, k) => judgeClaim(m, own, { ...opts, level: level / k }));
   const valid = samples.filter((s) => s.a > 0 && s.b > 0 && Number.isFinite(s.a) && Number.isFinite(s.b));
   const n = valid.length;
   if (n === 0) {
@@ -356,11 +405,12 @@ export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: R
   const measured = runs
     .filter((m) => m.status !== "running" && byRun.has(m.run_id))
     .map((run) => ({ run, samples: pairedSamples(byRun.get(run.run_id)!, claim) }))
-    .filter((x) => x.samples.length > 0);
+    .map((x) => ({ ...x, n: pairedRepetitions(claim, x.samples) }))
+    .filter((x) => x.n > 0);
   // measured is newest first; a stable sort keeps that order among equals
-  const fallback = [...measured].sort((x, y) => y.samples.length - x.samples.length || Number(x.run.profile === "ci") - Number(y.run.profile === "ci"))[0];
-  const chosen = measured.find((x) => x.samples.length >= min) ?? fallback;
-  return chosen && { ...chosen, measuredRuns: measured.length };
+  const fallback = [...measured].sort((x, y) => y.n - x.n || Number(x.run.profile === "ci") - Number(y.run.profile === "ci"))[0];
+  const chosen = measured.find((x) => x.n >= min) ?? fallback;
+  return chosen && { run: chosen.run, samples: chosen.samples, measuredRuns: measured.length };
 }
 
 type SequentialRecord = { looks?: number; alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number; exact?: boolean } };
@@ -385,4 +435,45 @@ export function judgeFromRun(claim: Claim, study: string, run: { sequential?: un
 export function lookTwoCouldDecide(j: ClaimJudgement, n: number, level: number): boolean {
   if (j.verdict !== "undecided" || j.sdLog === undefined || j.decisiveLogHalfWidth === undefined || n < 2 || level <= 0) return false;
   return (tQuantile(1 - level / 2, n - 1) * j.sdLog) / Math.sqrt(n) < j.decisiveLogHalfWidth;
+}
+
+/**
+ * A claim about each of several workloads (claims.json each_of, e.g. "faster than PostgreSQL on every cached
+ * batch workload"), every workload judged as a claim of its own kind. Reproduces when every workload's
+ * interval at the claim's level lies where it holds: an intersection-union test, valid at that level with no
+ * correction (Berger, "Multiparameter hypothesis testing and acceptance sampling", Technometrics 24(4), 1982).
+ * Does not reproduce when some workload's interval at level / k (Bonferroni over the k workloads, since any
+ * one of them may refute it) lies outside where it holds or within the tie margin. Not measured when a
+ * workload lacks either side; otherwise undecided. The figures shown are the weakest workload's. `judge` judges one
+ * workload at the claim's level divided by k (k = 1, or the number of workloads).
+ */
+function judgeEach(claim: Claim, samples: PairedSample[], judge: (member: Claim, own: PairedSample[], k: number) => ClaimJudgement): ClaimJudgement {
+  const ws = claim.each_of!;
+  const members = ws.map((w) => {
+    const m = memberClaim(claim, w);
+    const own = samples.filter((s) => s.workload === w);
+    return { at: { ...judge(m, own, 1), workload: w }, familyWise: judge(m, own, ws.length) };
+  });
+  const list = members.map((m) => m.at);
+  const text = (m: MemberJudgement) => `${m.workload} ${m.ratio !== undefined ? fmtRatio(m.ratio) : "—"}${m.lo !== undefined ? ` (${fmtRatio(m.lo)}–${fmtRatio(m.hi!)})` : ""}`;
+  const all = `each workload at the claim's level: ${list.map(text).join(", ")}`;
+  const missing = list.filter((m) => m.verdict === "not measured");
+  if (missing.length) return { verdict: "not measured", n: 0, members: list, why: `not measured on ${missing.map((m) => `${m.workload} (${m.why})`).join("; ")}` };
+  const weakest = [...list].sort((x, y) => (x.lo ?? x.ratio ?? 0) - (y.lo ?? y.ratio ?? 0))[0];
+  const shown = { n: Math.min(...list.map((m) => m.n)), ratio: weakest.ratio, lo: weakest.lo, hi: weakest.hi, relHalfWidth: weakest.relHalfWidth, members: list };
+  const refuting = members.filter((m) => m.familyWise.verdict === "does not reproduce" || m.familyWise.verdict === "tie");
+  if (refuting.length) {
+    const which = refuting.map((m) => `${m.at.workload} (${m.familyWise.verdict}: ${m.familyWise.why})`).join("; ");
+    const worst = refuting.map((m) => m.at).sort((x, y) => (x.ratio ?? 0) - (y.ratio ?? 0))[0];
+    return { ...shown, ratio: worst.ratio, lo: worst.lo, hi: worst.hi, relHalfWidth: worst.relHalfWidth, verdict: "does not reproduce", why: `fails on ${refuting.length} of ${ws.length} workloads, each judged at the level divided by ${ws.length} (Bonferroni): ${which}. ${all}` };
+  }
+  if (list.every((m) => m.verdict === "reproduces")) return { ...shown, verdict: "reproduces", why: `holds on all ${ws.length} workloads, every interval where the claim holds (${regionText(claim)}; intersection-union test); weakest ${text(weakest)}. ${all}` };
+  const open = list.filter((m) => m.verdict !== "reproduces");
+  // how far from deciding: a workload straddling 1 at the claim's level, or one lost there but not at level / k
+  const pending = members.filter((m) => m.at.verdict !== "reproduces").map((m) => (m.at.verdict === "undecided" ? m.at : m.familyWise));
+  const slowest = [...pending].sort((x, y) => (y.moreRepetitions ?? 0) - (x.moreRepetitions ?? 0))[0];
+  return {
+    ...shown, verdict: "undecided", moreRepetitions: slowest.moreRepetitions, decisiveLogHalfWidth: slowest.decisiveLogHalfWidth, sdLog: slowest.sdLog,
+    why: `holds on ${ws.length - open.length} of ${ws.length} workloads; not yet decided on ${open.map(text).join(", ")}${slowest.moreRepetitions !== undefined ? `; about ${slowest.moreRepetitions} more repetitions would decide` : ""}. ${all}`,
+  };
 }

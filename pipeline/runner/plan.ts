@@ -4,7 +4,9 @@ import { createHash } from "node:crypto";
 import os from "node:os";
 import { loadProfile, loadStudy, loadSystem, systemNames, studyNames, variantMismatch, workloadMismatch } from "../lib/catalog.ts";
 import type { Profile, StudyDef, WorkloadDef } from "../lib/catalog.ts";
+import { loadStudyClaims } from "../lib/claims.ts";
 import { UserError } from "../lib/errors.ts";
+import { claimHasWorkload } from "../lib/verdicts.ts";
 import type { RunManifest } from "../schema/types.ts";
 
 /** strict | warn | off: the manifest schema's noise_guard.mode (one definition, generated). */
@@ -47,7 +49,12 @@ export interface PlannedStudy {
   env: Record<string, string>;
   cellTimeoutS: number;
   sequential?: SequentialPlan;
+  /** Profile `cells: "claims"`: whether a claim reads this cell (absent: every cell is planned). */
+  claimCell?: CellFilter;
 }
+
+/** Whether a cell (workload, variant, concurrency) of this system is planned. */
+export type CellFilter = (system: string, workload: string, variant: string, concurrency: number) => boolean;
 
 export interface Plan {
   profile: Profile;
@@ -77,7 +84,16 @@ function planStudy(name: string, profile: Profile, opts: RunOptions, allWorkload
   const repetitions = opts.repetitions ?? sp.repetitions ?? profile.repetitions;
   const seq = sp.sequential ?? profile.sequential;
   const sequential = seq && !opts.noSequential && seq.max_repetitions > repetitions ? { maxRepetitions: seq.max_repetitions, budgetS: seq.budget_s } : undefined;
-  return { study, workloads, concurrency: sp.concurrency, variants: sp.variants ?? [DEFAULT_VARIANT], repetitions, env, cellTimeoutS: sp.cell_timeout_s ?? 600, sequential };
+  const claimCell = sp.cells === "claims" ? claimCellFilter(name) : undefined;
+  return { study, workloads, concurrency: sp.concurrency, variants: sp.variants ?? [DEFAULT_VARIANT], repetitions, env, cellTimeoutS: sp.cell_timeout_s ?? 600, sequential, claimCell };
+}
+
+/** The cells the study's claims read: a side's system on the claim's workload(s), in its pinned variant and concurrency if any. */
+export function claimCellFilter(study: string): CellFilter {
+  const claims = loadStudyClaims(study)?.claims;
+  if (!claims?.length) throw new UserError(`profile sets cells "claims" for study '${study}', but bench-scripts/studies/${study}/claims.json has no claims; use cells "all" (the default)`);
+  return (system, workload, variant, concurrency) => claims.some((c) => claimHasWorkload(c, workload) && [c.a, c.b].some((s) =>
+    s.system === system && (s.variant === undefined || s.variant === variant) && (s.concurrency === undefined || s.concurrency === concurrency)));
 }
 
 /** The cells of one repetition of a study on a system; a workload the system cannot run is a skipped cell saying why. */
@@ -114,7 +130,7 @@ function configOf(profile: Profile, planned: Record<string, PlannedStudy>, syste
     studies: Object.fromEntries(Object.entries(planned).map(([n, p]) => [n, {
       systems: profile.studies[n].systems.filter((s) => systems.includes(s)),
       workloads: p.workloads.map((w) => w.name),
-      concurrency: p.concurrency, variants: p.variants, repetitions: p.repetitions, env: p.env, cell_timeout_s: p.cellTimeoutS,
+      concurrency: p.concurrency, variants: p.variants, ...(p.claimCell ? { cells: "claims" } : {}), repetitions: p.repetitions, env: p.env, cell_timeout_s: p.cellTimeoutS,
       ...(p.sequential ? { sequential: { max_repetitions: p.sequential.maxRepetitions, budget_s: p.sequential.budgetS } } : {}),
     }])),
   };
@@ -143,7 +159,9 @@ export function planRun(opts: RunOptions): Plan {
   for (const system of systems) {
     for (const name of studies) {
       if (!profile.studies[name].systems.includes(system)) continue;
-      for (let rep = 1; rep <= planned[name].repetitions; rep++) cells.push(...studyCells(name, planned[name], system, rep));
+      const claimCell = planned[name].claimCell;
+      const only = claimCell && ((w: string, variant: string, c: number) => claimCell(system, w, variant, c));
+      for (let rep = 1; rep <= planned[name].repetitions; rep++) cells.push(...studyCells(name, planned[name], system, rep, only));
     }
   }
   if (cells.length === 0) throw new UserError(`nothing to run: profile '${profile.name}' with studies ${studies.join(", ")} and systems ${systems.join(", ") || "(none)"} gives no cells`);

@@ -9,7 +9,7 @@ import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
-import { belowScale, claimSides, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
+import { belowScale, claimSides, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, memberClaim, pairedSamples, sideHasWorkload, twoLookPlan } from "../lib/verdicts.ts";
 import type { ClaimJudgement, LookPlan, SideSelector } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
@@ -31,7 +31,7 @@ export function judgedRecords(records: ResultRecord[], cells: Cell[], study: str
 }
 
 function matchesSide(c: Cell, s: SideSelector): boolean {
-  return (s.workload === "*" || c.workload === s.workload) && c.system === s.system
+  return sideHasWorkload(s, c.workload) && c.system === s.system
     && (s.variant === undefined || c.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
 }
 
@@ -89,6 +89,12 @@ async function addRepetition(ctx: RunContext, lc: StudyLifecycle, study: string,
   }
 }
 
+/** What of a claim is still open: a claim about each of several workloads repeats only its undecided workloads. */
+function openParts(claim: Claim, j: ClaimJudgement): Claim[] {
+  if (!claim.each_of || !j.members) return [claim];
+  return j.members.filter((m) => m.verdict !== "reproduces").map((m) => memberClaim(claim, m.workload));
+}
+
 function summary(judged: Array<{ claim: Claim; j: ClaimJudgement }>): StudySequential["claims"] {
   return judged.map(({ claim, j }) => ({ id: claim.id, verdict: j.verdict, n: j.n, ratio: j.ratio ?? null, lo: j.lo ?? null, hi: j.hi ?? null, why: j.why }));
 }
@@ -130,9 +136,10 @@ export async function sequentialStudy(ctx: RunContext, lc: StudyLifecycle, study
   const open = lookOne.filter(({ j }) => j.verdict === "undecided");
   // Repetitions only for claims that look 2 could decide with the maximum (projected from look 1's spread):
   // a ratio sitting on a bound would spend the budget and stay undecided.
-  const undecided = open.filter(({ j }) => lookTwoCouldDecide(j, max, lookTwoLevel(plan, plan.base, max))).map(({ claim }) => claim);
+  const repeatable = open.filter(({ j }) => lookTwoCouldDecide(j, max, lookTwoLevel(plan, plan.base, max)));
+  const undecided = repeatable.map(({ claim }) => claim);
   const hopeless = open.length - undecided.length;
-  const needed = neededCells(ctx, study, undecided);
+  const needed = neededCells(ctx, study, repeatable.flatMap(({ claim, j }) => openParts(claim, j)));
   let rep = Math.max(ps.repetitions, ...ctx.plan.cells.filter((c) => c.study === study).map((c) => c.repetition));
   const started = performance.now() - (seq.spent_s ?? 0) * 1000;
   let stop = "";

@@ -9,9 +9,15 @@ export type Claim = {
   claim: string;
   quote?: string;
   /**
-   * "*" = every workload of the run (machine-level metrics such as idle memory): per repetition, the mean over the workloads both sides measured in it
+   * "*" = every workload of the run (machine-level metrics such as idle memory): per repetition, the mean over the workloads both sides measured in it; "each" = a claim about every workload listed in each_of, judged workload by workload
    */
   workload: string;
+  /**
+   * workload "each": the claim holds on every one of these workloads ("faster on every cached batch workload"). Each workload is judged as its own claim of this kind; the claim reproduces when every workload's interval lies where it holds at the claim's level (an intersection-union test: Berger, Technometrics 24(4), 1982), and does not reproduce when some workload's interval, at the claim's level divided by the number of workloads (Bonferroni), lies outside or within the tie margin
+   *
+   * @minItems 2
+   */
+  each_of?: string[];
   metric: string;
   better: "higher" | "lower";
   a: ClaimSide;
@@ -380,6 +386,10 @@ export interface Profile {
        * @minItems 1
        */
       variants?: string[];
+      /**
+       * "all" (default): every workload × variant × concurrency on every system that can run it; "claims": only the cells a claim of the study's claims.json reads (its workload or each_of, each side's system, and the side's variant and concurrency when pinned), so a profile sized to the claims spends nothing on cells no claim compares
+       */
+      cells?: "all" | "claims";
       repetitions?: number;
       cell_timeout_s?: number;
       env: {

@@ -52,3 +52,30 @@ test("a variant the system lacks the capability for is planned as skipped, namin
   assert.equal(cell("mskql", "no-cache").reason, "not run", "mskql has a result cache: its no-cache cell runs");
   assert.equal(cell("postgresql", "hot").reason, "not run");
 });
+
+// Profile `cells: "claims"` (quick's analytical study): only the cells a claim reads are planned — each side's
+// system on the claim's workload(s), in the side's pinned variant — so nothing is spent on cells no claim compares.
+test('cells "claims": only the cells a claim of the study reads are planned, in the variant the claim pins', async () => {
+  const { loadStudyClaims } = await import("../lib/claims.ts");
+  const { claimHasWorkload } = await import("../lib/verdicts.ts");
+  const plan = planRun({ profile: "quick", studies: ["analytical"] });
+  assert.equal(plan.config.studies && (plan.config.studies as Record<string, { cells?: string }>).analytical.cells, "claims");
+  const claims = loadStudyClaims("analytical")!.claims;
+  const cells = plan.cells.filter((c) => c.repetition === 1);
+  for (const c of cells) {
+    const read = claims.some((cl) => claimHasWorkload(cl, c.workload) && [cl.a, cl.b].some((s) => s.system === c.system && (s.variant ?? c.variant) === c.variant));
+    assert.ok(read, `${c.id} is planned but no claim reads it`);
+  }
+  const has = (id: string) => cells.some((c) => c.id === id);
+  assert.ok(has("analytical.pq_aggregate.mskql.c1.no-cache.r1"), "the no-cache claim's cell");
+  assert.ok(!has("analytical.aggregate.mskql.c1.no-cache.r1"), "no claim reads aggregate's no-cache cell");
+  assert.ok(!has("analytical.vec_insert.duckdb.c1.hot.r1"), "no claim compares DuckDB on vec_insert");
+  assert.ok(has("analytical.select_full_scan.postgresql.c1.hot.r1"), "the each-of claim (every cached batch workload) reads PostgreSQL's select_full_scan");
+  for (const cl of claims) {
+    for (const w of cl.each_of ?? [cl.workload]) {
+      for (const s of [cl.a, cl.b]) assert.ok(cells.some((c) => c.workload === w && c.system === s.system), `claim ${cl.id}: ${s.system} on ${w} is planned`);
+    }
+  }
+  // the full profile plans every cell (no "cells" key): DuckDB's vec_insert is there
+  assert.ok(planRun({ profile: "full", studies: ["analytical"], systems: ["duckdb"] }).cells.some((c) => c.workload === "vec_insert"));
+});

@@ -19,9 +19,9 @@ function sideValues(claim: Claim, side: ClaimSide, study: string, runId: string,
     && r.system === side.system && (side.variant === undefined || r.variant === side.variant) && (side.concurrency === undefined || r.concurrency === side.concurrency));
 }
 
-/** The claim's two sides in one run by their medians (undefined for an all-workloads claim or a side without records). */
+/** The claim's two sides in one run by their medians (undefined for an all-workloads or each-of claim or a side without records). */
 export function medianComparison(claim: Claim, study: string, runId: string, records: ResultRecord[]): MedianComparison | undefined {
-  if (claim.workload === "*") return undefined;
+  if (claim.workload === "*" || claim.each_of) return undefined;
   const a = sideValues(claim, claim.a, study, runId, records);
   const b = sideValues(claim, claim.b, study, runId, records);
   if (!a.length || !b.length) return undefined;

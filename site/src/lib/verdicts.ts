@@ -7,13 +7,13 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeFromRun, regionText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
+import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimHasWorkload, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeFromRun, pairedRepetitions, regionText, workloadText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
 import claimsSchema from "../../../pipeline/schema/claims.schema.json";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
 // claims.json's shape and schema: pipeline/schema/claims.schema.json and its generated types.
 export type { Claim, ClaimSide, ClaimsFile, Verdict };
-export { fmtRatio, regionText, claimRegion, VERDICTS };
+export { fmtRatio, regionText, claimRegion, workloadText, VERDICTS };
 /** Below this many paired repetitions a claim has no interval (undecided). */
 export const MIN_REPETITIONS = DEFAULT_JUDGE_OPTIONS.minRepetitions;
 const validateClaims = new Ajv2020({ allErrors: false, strict: false }).compile<ClaimsFile>(claimsSchema);
@@ -80,15 +80,15 @@ function missingWhy(claim: Claim, study: string, runs: RunManifest[], counted: R
   if (!finished.some((m) => m.cells.some((c) => c.study === study))) return `no run of ${study} yet`;
   const parts: string[] = [];
   for (const s of [claim.a, claim.b]) {
-    const planned = (c: RunManifest["cells"][number]) => c.study === study && c.system === s.system && (claim.workload === "*" || c.workload === claim.workload) && (s.variant === undefined || c.variant === s.variant);
-    const measuredIn = finished.find((m) => counted.some((r) => r.run_id === m.run_id && r.system === s.system && r.metric === claim.metric && (claim.workload === "*" || r.workload === claim.workload) && (s.variant === undefined || r.variant === s.variant)));
+    const planned = (c: RunManifest["cells"][number]) => c.study === study && c.system === s.system && claimHasWorkload(claim, c.workload) && (s.variant === undefined || c.variant === s.variant);
+    const measuredIn = finished.find((m) => counted.some((r) => r.run_id === m.run_id && r.system === s.system && r.metric === claim.metric && claimHasWorkload(claim, r.workload) && (s.variant === undefined || r.variant === s.variant)));
     if (measuredIn) continue;
     const m = finished.find((x) => x.cells.some(planned));
     const cell = m?.cells.find((c) => planned(c) && c.status !== "ok");
     if (m && cell) parts.push(`${sideText(s)}: cell ${cell.status} in run ${m.run_id}${cell.reason ? ` — ${cell.reason}` : ""}`);
-    else parts.push(`${sideText(s)} was not measured on ${claim.workload === "*" ? "any workload" : claim.workload} (${claim.metric}) in any run`);
+    else parts.push(`${sideText(s)} was not measured on ${claim.workload === "*" ? "any workload" : workloadText(claim)} (${claim.metric}) in any run`);
   }
-  return `${parts.length ? parts.join("; ") : `no single run measured both ${sideText(claim.a)} and ${sideText(claim.b)} on ${claim.workload === "*" ? "a common workload" : claim.workload} (${claim.metric}); runs are never pooled`}.`;
+  return `${parts.length ? parts.join("; ") : `no single run measured both ${sideText(claim.a)} and ${sideText(claim.b)} on ${claim.workload === "*" ? "a common workload" : workloadText(claim)} (${claim.metric}); runs are never pooled`}.`;
 }
 
 export interface StudyVerdicts {
@@ -133,12 +133,13 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     const unit = counted.find((r) => r.run_id === chosen.run.run_id && r.metric === claim.metric)?.unit ?? "";
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     let why = `Run ${chosen.run.run_id}: ${j.why}.`;
-    if (chosen.samples.length < minRepetitions) {
+    if (pairedRepetitions(claim, chosen.samples) < minRepetitions) {
       why += ` No run measured both sides ${minRepetitions} times; this run has the most paired repetitions of the ${chosen.measuredRuns === 1 ? "one run" : `${chosen.measuredRuns} runs`} that measured both (the newest on a tie; runs are never pooled).`;
     }
     return {
       ...j, claim, publishedRatio, region, why, run: chosen.run, hasInterval: j.lo !== undefined && j.hi !== undefined,
-      a: { mean: mean(chosen.samples.map((s) => s.a)), unit }, b: { mean: mean(chosen.samples.map((s) => s.b)), unit },
+      // a claim about each of several workloads has no one mean per side (its workloads' units differ in size)
+      ...(claim.each_of ? {} : { a: { mean: mean(chosen.samples.map((s) => s.a)), unit }, b: { mean: mean(chosen.samples.map((s) => s.b)), unit } }),
     };
   });
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
