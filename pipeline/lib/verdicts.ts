@@ -456,7 +456,6 @@ function judgeEach(claim: Claim, samples: PairedSample[], judge: (member: Claim,
   });
   const list = members.map((m) => m.at);
   const text = (m: MemberJudgement) => `${m.workload} ${m.ratio !== undefined ? fmtRatio(m.ratio) : "—"}${m.lo !== undefined ? ` (${fmtRatio(m.lo)}–${fmtRatio(m.hi!)})` : ""}`;
-  const all = `each workload at the claim's level: ${list.map(text).join(", ")}`;
   const missing = list.filter((m) => m.verdict === "not measured");
   if (missing.length) return { verdict: "not measured", n: 0, members: list, why: `not measured on ${missing.map((m) => `${m.workload} (${m.why})`).join("; ")}` };
   const weakest = [...list].sort((x, y) => (x.lo ?? x.ratio ?? 0) - (y.lo ?? y.ratio ?? 0))[0];
@@ -465,15 +464,15 @@ function judgeEach(claim: Claim, samples: PairedSample[], judge: (member: Claim,
   if (refuting.length) {
     const which = refuting.map((m) => `${m.at.workload} (${m.familyWise.verdict}: ${m.familyWise.why})`).join("; ");
     const worst = refuting.map((m) => m.at).sort((x, y) => (x.ratio ?? 0) - (y.ratio ?? 0))[0];
-    return { ...shown, ratio: worst.ratio, lo: worst.lo, hi: worst.hi, relHalfWidth: worst.relHalfWidth, verdict: "does not reproduce", why: `fails on ${refuting.length} of ${ws.length} workloads, each judged at the level divided by ${ws.length} (Bonferroni): ${which}. ${all}` };
+    return { ...shown, ratio: worst.ratio, lo: worst.lo, hi: worst.hi, relHalfWidth: worst.relHalfWidth, verdict: "does not reproduce", why: `fails on ${refuting.length} of ${ws.length} workloads, each judged at the level divided by ${ws.length} (Bonferroni): ${which}` };
   }
-  if (list.every((m) => m.verdict === "reproduces")) return { ...shown, verdict: "reproduces", why: `holds on all ${ws.length} workloads, every interval where the claim holds (${regionText(claim)}; intersection-union test); weakest ${text(weakest)}. ${all}` };
+  if (list.every((m) => m.verdict === "reproduces")) return { ...shown, verdict: "reproduces", why: `holds on all ${ws.length} workloads, every interval where the claim holds (${regionText(claim)}; intersection-union test); weakest ${text(weakest)}` };
   const open = list.filter((m) => m.verdict !== "reproduces");
   // how far from deciding: a workload straddling 1 at the claim's level, or one lost there but not at level / k
   const pending = members.filter((m) => m.at.verdict !== "reproduces").map((m) => (m.at.verdict === "undecided" ? m.at : m.familyWise));
   const slowest = [...pending].sort((x, y) => (y.moreRepetitions ?? 0) - (x.moreRepetitions ?? 0))[0];
   return {
     ...shown, verdict: "undecided", moreRepetitions: slowest.moreRepetitions, decisiveLogHalfWidth: slowest.decisiveLogHalfWidth, sdLog: slowest.sdLog,
-    why: `holds on ${ws.length - open.length} of ${ws.length} workloads; not yet decided on ${open.map(text).join(", ")}${slowest.moreRepetitions !== undefined ? `; about ${slowest.moreRepetitions} more repetitions would decide` : ""}. ${all}`,
+    why: `holds on ${ws.length - open.length} of ${ws.length} workloads; not yet decided on ${open.map(text).join(", ")}${slowest.moreRepetitions !== undefined ? `; about ${slowest.moreRepetitions} more repetitions would decide` : ""}`,
   };
 }

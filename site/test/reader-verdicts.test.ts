@@ -65,10 +65,24 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
 }
 
 /** Expected row: the run (newest with ≥ 5 paired repetitions, else the one with the most, newest on a tie), the geometric-mean ratio, its t interval, the verdict. */
-function expected(study: string, c: Claim) {
-  const ok = new Set(runs.flatMap((m) => m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${m.run_id}|${x.workload}|${x.system}|${x.variant}|${x.concurrency}|${x.repetition}`)));
-  const counted = records.filter((r) => r.source === "measured" && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload)
-    && ok.has(`${r.run_id}|${r.workload}|${r.system}|${r.variant}|${r.concurrency}|${r.repetition}`));
+type Expected = { verdict: string; n: number; ratio?: number; lo?: number; hi?: number; run?: string };
+
+function expected(study: string, c: Claim): Expected {
+  if (c.each_of) return expectedEach(study, c);
+  const chosen = chooseFor(study, c, (m) => pairsIn(study, c, m));
+  return chosen ? judgeRun(study, c, chosen.m, chosen.p, 1) : { verdict: "not measured", n: 0 };
+}
+
+/** A claim's paired repetitions in one run (only ok cells count). */
+function pairsIn(study: string, c: Claim, m: (typeof runs)[number]) {
+  const ok = new Set(m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${x.workload}|${x.system}|${x.variant}|${x.concurrency}|${x.repetition}`));
+  const counted = records.filter((r) => r.run_id === m.run_id && r.source === "measured" && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload)
+    && ok.has(`${r.workload}|${r.system}|${r.variant}|${r.concurrency}|${r.repetition}`));
+  return pairsOf(counted, c).filter((x) => x.a > 0 && x.b > 0);
+}
+
+/** The run a claim is judged from, given how many paired repetitions a run has for it. */
+function chooseFor<P>(study: string, c: Claim, pairsOfRun: (m: (typeof runs)[number]) => P[]) {
   // a scale-dependent size (claims.json `scale`) counts only runs whose study env reaches the seed's scale
   const atScale = (m: (typeof runs)[number]) => {
     if (!c.scale) return true;
@@ -76,25 +90,56 @@ function expected(study: string, c: Claim) {
     return Number(v ?? c.scale.default) >= c.scale.min;
   };
   const ordered = runs.filter((m) => m.status !== "running" && atScale(m)).sort((x, y) => y.started_at.localeCompare(x.started_at));
-  const measured = ordered.map((m) => ({ m, p: pairsOf(counted.filter((r) => r.run_id === m.run_id), c).filter((x) => x.a > 0 && x.b > 0) })).filter((x) => x.p.length > 0);
+  const measured = ordered.map((m) => ({ m, p: pairsOfRun(m) })).filter((x) => x.p.length > 0);
   // else the most paired repetitions, the newest on a tie (measured is newest first; the sort is stable), a ci smoke run last
-  const chosen = measured.find((x) => x.p.length >= MIN_REPS) ?? [...measured].sort((x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0))[0];
-  if (!chosen) return { verdict: "not measured", n: 0 };
+  return measured.find((x) => x.p.length >= MIN_REPS) ?? [...measured].sort((x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0))[0];
+}
+
+/** A claim judged on one run's pairs as that run's runner judged it, every level divided by k. */
+function judgeRun(study: string, c: Claim, m: (typeof runs)[number], p: Array<{ rep: number; a: number; b: number }>, k: number): Expected {
   type Seq = { looks?: number; alpha_spending?: { base: number; alpha1: number; alpha2: number; exact?: boolean } };
-  const seq = (chosen.m as { sequential?: Record<string, Seq> }).sequential?.[study];
+  const seq = (m as { sequential?: Record<string, Seq> }).sequential?.[study];
   const sp = seq?.alpha_spending;
-  if (!sp) return judgeAt(c, chosen.p, 0.05 / (seq?.looks ?? 1), chosen.m.run_id);
+  if (!sp) return judgeAt(c, p, 0.05 / (seq?.looks ?? 1) / k, m.run_id);
   // two looks (Lan–DeMets): look 1 on the repetitions up to base at alpha1 keeps a decision; else look 2 on all,
   // spending alpha2: at the exact two-look boundary's nominal level (runs recording `exact`), else at alpha2 itself
-  const first = chosen.p.filter((x) => x.rep <= sp.base);
-  const one = judgeAt(c, first, sp.alpha1, chosen.m.run_id);
-  if ((one.verdict !== "undecided" && one.verdict !== "not measured") || first.length === chosen.p.length || sp.alpha2 <= 0) return one;
-  const level2 = sp.exact ? lookTwoNominalLevel(sp.alpha1, sp.alpha2, first.length / chosen.p.length) : sp.alpha2;
-  return judgeAt(c, chosen.p, level2, chosen.m.run_id);
+  const [a1, a2] = [sp.alpha1 / k, sp.alpha2 / k];
+  const first = p.filter((x) => x.rep <= sp.base);
+  const one = judgeAt(c, first, a1, m.run_id);
+  if ((one.verdict !== "undecided" && one.verdict !== "not measured") || first.length === p.length || a2 <= 0) return one;
+  const level2 = sp.exact ? lookTwoNominalLevel(a1, a2, first.length / p.length) : a2;
+  return judgeAt(c, p, level2, m.run_id);
+}
+
+/**
+ * A claim about each of several workloads (CLAIMS.md): the run where every workload has the most pairs (the
+ * fewest over the workloads); holds when every workload's verdict at the claim's level holds; refuted when one
+ * workload's verdict at level / k is a loss or a tie; the weakest workload's ratio (lowest low end) is shown.
+ */
+function expectedEach(study: string, c: Claim): Expected {
+  const ws = c.each_of!;
+  const member = (w: string): Claim => ({ ...c, workload: w, each_of: undefined });
+  const chosen = chooseFor(study, c, (m) => {
+    const per = ws.map((w) => pairsIn(study, member(w), m));
+    const n = Math.min(...per.map((x) => x.length));
+    return Array.from({ length: n }, () => per);
+  });
+  if (!chosen) return { verdict: "not measured", n: 0 };
+  const per = chosen.p[0];
+  const at = ws.map((w, i) => judgeRun(study, member(w), chosen.m, per[i], 1));
+  const fw = ws.map((w, i) => judgeRun(study, member(w), chosen.m, per[i], ws.length));
+  const weakest = [...at].sort((x, y) => (x.lo ?? x.ratio ?? 0) - (y.lo ?? y.ratio ?? 0))[0];
+  const n = Math.min(...at.map((x) => x.n));
+  const refuted = fw.map((x, i) => ({ x, i })).filter(({ x }) => x.verdict === "does not reproduce" || x.verdict === "tie");
+  if (refuted.length) {
+    const worst = refuted.map(({ i }) => at[i]).sort((x, y) => (x.ratio ?? 0) - (y.ratio ?? 0))[0];
+    return { ...worst, verdict: "does not reproduce", n, run: chosen.m.run_id };
+  }
+  return { ...weakest, verdict: at.every((x) => x.verdict === "reproduces") ? "reproduces" : "undecided", n, run: chosen.m.run_id };
 }
 
 /** One look: the t interval at two-sided level alpha on the log ratios, and the verdict it gives. */
-function judgeAt(c: Claim, p: Array<{ a: number; b: number }>, alpha: number, run: string) {
+function judgeAt(c: Claim, p: Array<{ a: number; b: number }>, alpha: number, run: string): Expected {
   if (!p.length) return { verdict: "not measured", n: 0 };
   const d = p.map((x) => (c.better === "higher" ? Math.log(x.a / x.b) : Math.log(x.b / x.a)));
   const n = d.length;
