@@ -1,4 +1,4 @@
-// Explore in a real browser: DuckDB-WASM loads results.parquet from this origin (no CSV parse), presets run and show
+// Explore in a real browser: DuckDB-WASM loads results.csv from this origin, presets run and show
 // rows and a chart, the query lives in the URL, CSV download works, bad SQL shows an error.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -44,7 +44,6 @@ after(async () => {
 
 test("the default preset runs on load and shows its rows (and a chart when there are any)", async () => {
   assert.equal(await page.$eval("#explore", (e) => (e as HTMLElement).dataset.state), "done", await page.$eval("#error", (e) => e.textContent ?? ""));
-  assert.equal(await page.$eval("#explore", (e) => (e as HTMLElement).dataset.source), "parquet", "the table was read from results.parquet");
   // Expected: one row per workload × system of the latest measured run of each study (tps, or qps for point selects).
   const latestOf = new Map<string, string>();
   for (const r of records) if (r.source === "measured" && (latestOf.get(r.study) ?? "") < r.run_id) latestOf.set(r.study, r.run_id);
@@ -102,27 +101,6 @@ test("a query in the URL is loaded into the editor and run (shareable links)", a
   await p2.close();
 });
 
-// The Parquet file and the CSV give one table: the same rows, the same nulls (t), the same sums, the same types.
-const TABLE_SUMMARY = "SELECT count(*) AS n, count(t) AS series, round(sum(value), 3) AS total, count(DISTINCT run_id) AS runs, min(concurrency) AS cmin, (SELECT string_agg(column_type, ',' ORDER BY column_name) FROM (DESCRIBE results)) AS types FROM results";
-
-test("without results.parquet Explore reads results.csv, and both give the same table", async () => {
-  const summary = async (p: Page) => {
-    await p.goto(`${preview.root}explore/?q=${encodeURIComponent(TABLE_SUMMARY)}`);
-    await waitSettled(p);
-    return { source: await p.$eval("#explore", (e) => (e as HTMLElement).dataset.source), ...(await tableShape(p)) };
-  };
-  const viaParquet = await summary(await page.context().newPage());
-  const ctx = await browser.newContext();
-  const p2 = await ctx.newPage();
-  await p2.route("**/data/results.parquet", (r) => r.fulfill({ status: 404, body: "" }));
-  const viaCsv = await summary(p2);
-  await ctx.close();
-  assert.equal(viaParquet.source, "parquet");
-  assert.equal(viaCsv.source, "csv", "a missing Parquet file falls back to the CSV");
-  assert.deepEqual(viaCsv.rows, viaParquet.rows);
-  assert.equal(Number(viaParquet.rows[0][0].replaceAll(",", "")), records.length, "every record is a row");
-});
-
 test("bad SQL shows a clear error and no stale result", async () => {
   await page.locator(".cm-content").fill("SELEC system FROM results");
   await page.click("#run");
@@ -138,8 +116,7 @@ test("bad SQL shows a clear error and no stale result", async () => {
 
 test("every request stayed on the site's origin, wasm included, with no console errors", () => {
   assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && /\.wasm(\.gz)?$/.test(u)), "no wasm request recorded: the recorder is blind");
-  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.parquet")), "results.parquet was not fetched from the site");
-  assert.ok(!rec.requests.some((u) => u.endsWith("/data/results.csv")), "results.csv was fetched: the Parquet path failed and Explore fell back to the CSV parse");
+  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.csv")), "results.csv was not fetched from the site");
   assert.deepEqual(rec.foreign, []);
   assert.deepEqual(rec.failed, []);
   assert.deepEqual(rec.consoleErrors, []);

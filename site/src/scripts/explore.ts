@@ -1,9 +1,7 @@
-// Explore page: DuckDB-WASM over results.parquet (results.csv if that fails), a CodeMirror SQL editor, result table + Plot chart,
+// Explore page: DuckDB-WASM over results.csv, a CodeMirror SQL editor, result table + Plot chart,
 // the query kept in the URL (?q=), CSV download, the reader's own run (dropped file, checked here
 // against the record schema, never uploaded), and the tunable relative score (state in the URL).
-// Speed: DuckDB starts first thing; the wasm comes gzip-compressed (inflated by DecompressionStream); the
-// data comes as Parquet (about 1/80 of the CSV's bytes, read column by column by the bundle's built-in
-// Parquet reader: no CSV parse, no extension download);
+// Speed: DuckDB starts first thing; the wasm comes gzip-compressed (inflated by DecompressionStream);
 // the editor and Plot load in parallel as separate chunks; the HTML already holds a build-time
 // rendering of the default preset, replaced by the live result.
 import * as duckdb from "@duckdb/duckdb-wasm";
@@ -90,17 +88,13 @@ async function wasmUrl(plain: string): Promise<string> {
   }
 }
 
-/** The bytes at a site-relative URL; rejects with the URL and status when the server has no such file. */
-async function fetchBytes(rel: string): Promise<Uint8Array> {
-  const href = new URL(rel, location.href).href;
-  const r = await fetch(href);
-  if (!r.ok) throw new Error(`could not load ${href}: HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
-}
-
 async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
-  const parquet = fetchBytes(root.dataset.parquet!);
-  parquet.catch(() => undefined);
+  const csvUrl = new URL(root.dataset.csv!, location.href).href;
+  const csvText = fetch(csvUrl).then((r) => {
+    if (!r.ok) throw new Error(`could not load ${csvUrl}: HTTP ${r.status}`);
+    return r.text();
+  });
+  csvText.catch(() => undefined);
   const bundle = await duckdb.selectBundle({
     mvp: { mainModule: new URL(mvpWasm, location.href).href, mainWorker: new URL(mvpWorker, location.href).href },
     eh: { mainModule: new URL(ehWasm, location.href).href, mainWorker: new URL(ehWorker, location.href).href },
@@ -114,35 +108,15 @@ async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
   const c = await db.connect();
   // Extensions would be downloaded from another origin: never try.
   await c.query("SET autoinstall_known_extensions = false; SET autoload_known_extensions = false");
-  await loadResults(db, c, parquet);
+  await db.registerFileText("results.csv", await csvText);
+  performance.mark("samebox:csv-fetched");
+  await c.query(`CREATE TABLE results AS SELECT * FROM ${readCsv("results.csv", columnTypes)}`);
   await c.query(comparedRunsSql);
   performance.mark("samebox:table-loaded");
   dbHandle = db;
   return c;
 }
 let dbHandle: duckdb.AsyncDuckDB | undefined;
-
-/**
- * The table `results` with results.csv's columns and types (data-columns): from results.parquet, each column
- * cast to the CSV's type so both paths give the same table; from results.csv when the Parquet file is
- * missing or unreadable (root.dataset.source says which was used).
- */
-async function loadResults(db: duckdb.AsyncDuckDB, c: duckdb.AsyncDuckDBConnection, parquet: Promise<Uint8Array>): Promise<void> {
-  try {
-    await db.registerFileBuffer("results.parquet", await parquet);
-    performance.mark("samebox:data-fetched");
-    const columns = Object.entries(columnTypes).map(([name, type]) => `CAST("${name}" AS ${type}) AS "${name}"`).join(", ");
-    await c.query(`CREATE TABLE results AS SELECT ${columns} FROM read_parquet('results.parquet')`);
-    root.dataset.source = "parquet";
-    return;
-  } catch (e) {
-    console.warn(`samebox explore: results.parquet unusable (${(e as Error).message}); reading results.csv`);
-  }
-  await db.registerFileText("results.csv", new TextDecoder().decode(await fetchBytes(root.dataset.csv!)));
-  performance.mark("samebox:data-fetched");
-  await c.query(`CREATE TABLE results AS SELECT * FROM ${readCsv("results.csv", columnTypes)}`);
-  root.dataset.source = "csv";
-}
 
 function readCsv(file: string, types: Record<string, string>): string {
   const columns = Object.entries(types).map(([name, type]) => `'${name}': '${type}'`).join(", ");
