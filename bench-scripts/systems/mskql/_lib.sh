@@ -38,6 +38,9 @@ MSKQL_TCP_CORK="${SAMEBOX_MSKQL_TCP_CORK:-off}"
 [[ "$MSKQL_TCP_CORK" == as-built || "$MSKQL_TCP_CORK" == off ]] \
   || bad_input "mskql: SAMEBOX_MSKQL_TCP_CORK must be as-built or off, got '$MSKQL_TCP_CORK'"
 MSKQL_NOCORK_SO="$MSKQL_HOME/lib/nocork.so"
+# mskql binds every interface (INADDR_ANY, no option for the address); our LD_PRELOAD shim loopback.c makes that
+# bind 127.0.0.1, always: the load tests target loopback only, and the server must not be reachable from the network.
+MSKQL_LOOPBACK_SO="$MSKQL_HOME/lib/loopback.so"
 MSKQL_CORK_FILE="$MSKQL_STATE/tcp_cork"
 # mskql accepts any user name and password; these are what the workloads send.
 MSKQL_DB_USER=bench

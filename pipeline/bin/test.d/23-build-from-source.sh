@@ -89,6 +89,14 @@ cork_after() { # prints TCP_CORK and TCP_NODELAY as read back after setting both
 }
 t "without the shim the cork is set (the check can fail)" bash -c '[[ "$1" == "1 1" ]]' _ "$(cork_after "")"
 t "with the shim setsockopt(TCP_CORK) is a no-op and TCP_NODELAY still applies" bash -c '[[ "$1" == "0 1" ]]' _ "$(cork_after "$SAMEBOX_MSKQL_HOME/lib/nocork.so")"
+# ---- the loopback shim (loopback.c, ours): mskql binds INADDR_ANY with no option for the address ------------------
+t "install builds the loopback shim" test -s "$SAMEBOX_MSKQL_HOME/lib/loopback.so"
+bound_to() { # ADDRESS [SHIM]: the address a socket bound to ADDRESS (port 0) ends up on
+  env ${2:+LD_PRELOAD="$2"} python3 -c 'import socket, sys; k = socket.socket(); k.bind((sys.argv[1], 0)); print(k.getsockname()[0])' "$1"
+}
+t "without the shim a bind to 0.0.0.0 listens on every interface (the check can fail)" bash -c '[[ "$1" == 0.0.0.0 ]]' _ "$(bound_to 0.0.0.0)"
+t "with the shim a bind to 0.0.0.0 becomes 127.0.0.1" bash -c '[[ "$1" == 127.0.0.1 ]]' _ "$(bound_to 0.0.0.0 "$SAMEBOX_MSKQL_HOME/lib/loopback.so")"
+t "... and a bind to a given address is left as it is" bash -c '[[ "$1" == 127.0.0.2 ]]' _ "$(bound_to 127.0.0.2 "$SAMEBOX_MSKQL_HOME/lib/loopback.so")"
 t "SAMEBOX_MSKQL_TCP_CORK other than off/as-built is bad input (exit 2) naming the valid ones" \
   expect_fail 2 'must be as-built or off' env SAMEBOX_MSKQL_TCP_CORK=maybe "$mskql/version"
 
@@ -97,6 +105,12 @@ if [[ -n "${SAMEBOX_MSKQL_SRC:-}" ]]; then
   export SAMEBOX_MSKQL_HOME="$work/real"
   t "real mskql builds from SAMEBOX_MSKQL_SRC at the pin" "$mskql/install"
   t "real mskql starts, answers SELECT 1 and stops" bash -c '"$1/start" && "$1/check" && "$1/stop" && [[ -z "$("$1/pids")" ]]' _ "$mskql"
+  listens_on() { # the local addresses of the sockets listening on mskql's port while it runs
+    "$mskql/start" >/dev/null 2>&1 || return 1
+    ss -Hltn "sport = :$SAMEBOX_PORT_MSKQL" | awk '{ print $4 }' | sort -u | tr '\n' ' '
+    "$mskql/stop" >/dev/null 2>&1
+  }
+  t "real mskql listens on 127.0.0.1 only, not on every interface" bash -c '[[ "$1" == "127.0.0.1:$2 " ]]' _ "$(listens_on)" "$SAMEBOX_PORT_MSKQL"
   selects_s() { # MODE: seconds for 20 x SELECT 1 through psql with mskql started in TCP_CORK mode MODE
     SAMEBOX_MSKQL_TCP_CORK="$1" "$mskql/start" >/dev/null 2>&1 || return 1
     local t0; t0=$(date +%s.%N)
