@@ -160,6 +160,12 @@ export function sideHasWorkload(s: SideSelector, workload: string): boolean {
   return s.workload === "*" || (s.workloads ? s.workloads.includes(workload) : workload === s.workload);
 }
 
+/** Whether a planned cell (workload, system, variant, concurrency) is one a side of a claim reads. */
+export function cellMatchesSide(c: { workload: string; system: string; variant: string; concurrency: number }, s: SideSelector): boolean {
+  return sideHasWorkload(s, c.workload) && c.system === s.system
+    && (s.variant === undefined || c.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
+}
+
 /** Whether a claim reads this workload ("*": any; "each": the listed ones). */
 export function claimHasWorkload(claim: Claim, workload: string): boolean {
   return claim.workload === "*" || (claim.each_of ?? [claim.workload]).includes(workload);

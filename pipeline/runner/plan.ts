@@ -6,7 +6,7 @@ import { loadProfile, loadStudy, loadSystem, systemNames, studyNames, variantMis
 import type { Profile, StudyDef, WorkloadDef } from "../lib/catalog.ts";
 import { loadStudyClaims } from "../lib/claims.ts";
 import { UserError } from "../lib/errors.ts";
-import { claimHasWorkload } from "../lib/verdicts.ts";
+import { cellMatchesSide, claimSides } from "../lib/verdicts.ts";
 import type { RunManifest } from "../schema/types.ts";
 
 /** strict | warn | off: the manifest schema's noise_guard.mode (one definition, generated). */
@@ -92,8 +92,8 @@ function planStudy(name: string, profile: Profile, opts: RunOptions, allWorkload
 export function claimCellFilter(study: string): CellFilter {
   const claims = loadStudyClaims(study)?.claims;
   if (!claims?.length) throw new UserError(`profile sets cells "claims" for study '${study}', but bench-scripts/studies/${study}/claims.json has no claims; use cells "all" (the default)`);
-  return (system, workload, variant, concurrency) => claims.some((c) => claimHasWorkload(c, workload) && [c.a, c.b].some((s) =>
-    s.system === system && (s.variant === undefined || s.variant === variant) && (s.concurrency === undefined || s.concurrency === concurrency)));
+  const sides = claims.flatMap((c) => Object.values(claimSides(c)));
+  return (system, workload, variant, concurrency) => sides.some((s) => cellMatchesSide({ workload, system, variant, concurrency }, s));
 }
 
 /** The cells of one repetition of a study on a system; a workload the system cannot run is a skipped cell saying why. */

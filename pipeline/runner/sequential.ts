@@ -9,8 +9,8 @@ import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
-import { belowScale, claimSides, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, memberClaim, pairedSamples, sideHasWorkload, twoLookPlan } from "../lib/verdicts.ts";
-import type { ClaimJudgement, LookPlan, SideSelector } from "../lib/verdicts.ts";
+import { belowScale, cellMatchesSide, claimSides, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, memberClaim, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
+import type { ClaimJudgement, LookPlan } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
 import { sortByVisits, studyCells, visitOrderByStudy } from "./plan.ts";
@@ -30,11 +30,6 @@ export function judgedRecords(records: ResultRecord[], cells: Cell[], study: str
   return records.filter((r) => r.study === study && ok.has(cellKey(r)));
 }
 
-function matchesSide(c: Cell, s: SideSelector): boolean {
-  return sideHasWorkload(s, c.workload) && c.system === s.system
-    && (s.variant === undefined || c.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
-}
-
 export function judgeStudy(ctx: RunContext, study: string, claims: Claim[], plan: LookPlan): Array<{ claim: Claim; j: ClaimJudgement }> {
   const recs = judgedRecords(ctx.records, ctx.plan.cells, study);
   const env = ctx.plan.studies[study]?.env;
@@ -52,7 +47,7 @@ function neededCells(ctx: RunContext, study: string, undecided: Claim[]): Cell[]
   for (const claim of undecided) {
     const { a, b } = claimSides(claim);
     for (const c of measured) {
-      if (!matchesSide(c, a) && !matchesSide(c, b)) continue;
+      if (!cellMatchesSide(c, a) && !cellMatchesSide(c, b)) continue;
       const k = cellKey({ ...c, repetition: 0 });
       const prev = seen.get(k);
       if (!prev || c.repetition > prev.repetition) seen.set(k, c);
