@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 // Server memory and CPU, measured over the whole process tree of the server (PostgreSQL forks a
@@ -82,15 +82,55 @@ export function treeCpuSeconds(roots: number[]): number {
 export const MEASURE_START = ".measure-start";
 export const MEASURE_END = ".measure-end";
 
-// Samples the tree's PSS while a cell runs; the peak is "memory under load". CPU is the tree's CPU
-// seconds over the measured window divided by its wall time. Without markers the window is the cell.
+// Samples the tree's CPU seconds and PSS every interval while a cell runs, each sample stamped
+// with the wall clock. At stop, the measured window is read from the markers' mtimes: CPU is the
+// tree's CPU seconds between the last sample at or before .measure-start and the first at or after
+// .measure-end, divided by the wall time between them; memory under load is the peak PSS of the
+// samples in that span. Bracketing by timestamps rather than by "the first tick that saw the
+// marker" keeps the figure right when the event loop ticks late on a loaded machine: a window no
+// tick fell inside is still measured (by the samples around it), never read as 0 CPU seconds.
+// Without markers the window is the whole cell.
+interface ResourceSample { at: number; cpu: number; pssMiB: number }
+
+function sampleTree(roots: number[]): ResourceSample {
+  const tree = processTree(roots);
+  return {
+    at: Date.now(),
+    cpu: tree.reduce((s, p) => s + (readStat(p)?.cpuTicks ?? 0), 0) / CLK_TCK,
+    pssMiB: tree.reduce((s, p) => s + pssKiB(p), 0) / 1024,
+  };
+}
+
+function markerTime(cellDir: string, name: string): number | null {
+  try {
+    return statSync(path.join(cellDir, name)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+export interface ResourceUse { peakMiB: number; cpuPercent: number; cpuSeconds: number; window: "measured" | "whole-cell" }
+
+/** CPU and peak memory over the samples bracketing [from, to] (all samples when null). Exported for tests. */
+export function useOver(samples: ResourceSample[], from: number | null, to: number | null): ResourceUse {
+  const measured = from !== null && to !== null && to >= from;
+  let a = 0;
+  let b = samples.length - 1;
+  if (measured) {
+    while (a + 1 < samples.length && samples[a + 1].at <= from) a++;
+    b = a;
+    while (b + 1 < samples.length && samples[b].at < to) b++;
+  }
+  const span = samples.slice(a, b + 1);
+  const cpuSeconds = samples[b].cpu - samples[a].cpu;
+  const wall = (samples[b].at - samples[a].at) / 1000;
+  // Percent of one core, as top shows it: 200 % = both cores of a 2-core box busy.
+  return { peakMiB: Math.max(...span.map((x) => x.pssMiB)), cpuSeconds, cpuPercent: wall > 0 ? (100 * cpuSeconds) / wall : 0, window: measured ? "measured" : "whole-cell" };
+}
+
 export class ResourceSampler {
   private timer: NodeJS.Timeout | null = null;
-  private peakMiB = 0;
-  private cpuStart = 0;
-  private startedAt = 0;
-  private final: { cpu: number; at: number } | null = null;
-  private windowed = false;
+  private samples: ResourceSample[] = [];
   private roots: number[];
   private cellDir: string;
   constructor(roots: number[], cellDir: string) {
@@ -98,35 +138,13 @@ export class ResourceSampler {
     this.cellDir = cellDir;
   }
   start(intervalMs = 250): void {
-    this.cpuStart = treeCpuSeconds(this.roots);
-    this.startedAt = performance.now();
-    this.sample();
-    this.timer = setInterval(() => this.tick(), intervalMs);
+    this.samples.push(sampleTree(this.roots));
+    this.timer = setInterval(() => this.samples.push(sampleTree(this.roots)), intervalMs);
   }
-  private tick(): void {
-    if (this.final) return;
-    if (!this.windowed && existsSync(path.join(this.cellDir, MEASURE_START))) {
-      this.windowed = true;
-      this.peakMiB = 0;
-      this.cpuStart = treeCpuSeconds(this.roots);
-      this.startedAt = performance.now();
-    }
-    if (this.windowed && existsSync(path.join(this.cellDir, MEASURE_END))) {
-      this.final = { cpu: treeCpuSeconds(this.roots), at: performance.now() };
-      return;
-    }
-    this.sample();
-  }
-  private sample(): void {
-    this.peakMiB = Math.max(this.peakMiB, treeMemoryMiB(this.roots));
-  }
-  stop(): { peakMiB: number; cpuPercent: number; cpuSeconds: number; window: "measured" | "whole-cell" } {
+  stop(): ResourceUse {
     if (this.timer) clearInterval(this.timer);
-    this.tick();
-    const end = this.final ?? { cpu: treeCpuSeconds(this.roots), at: performance.now() };
-    const cpuSeconds = end.cpu - this.cpuStart;
-    const wall = (end.at - this.startedAt) / 1000;
-    // Percent of one core, as top shows it: 200 % = both cores of a 2-core box busy.
-    return { peakMiB: this.peakMiB, cpuSeconds, cpuPercent: wall > 0 ? (100 * cpuSeconds) / wall : 0, window: this.windowed ? "measured" : "whole-cell" };
+    this.timer = null;
+    this.samples.push(sampleTree(this.roots));
+    return useOver(this.samples, markerTime(this.cellDir, MEASURE_START), markerTime(this.cellDir, MEASURE_END));
   }
 }
