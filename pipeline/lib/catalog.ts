@@ -127,6 +127,17 @@ export function profileNames(): string[] {
   return readdirSync(profilesDir).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, "")).sort();
 }
 
+/** A study's `context` cells name systems and workloads the study's own entry plans, and need cells "claims". */
+function checkContext(profile: string, study: string, sp: Profile["studies"][string]): void {
+  if (!sp.context) return;
+  const where = `profile ${profile}: study ${study}: context`;
+  if (sp.cells !== "claims") throw new UserError(`${where} needs cells "claims" (with cells "all" every system already runs every workload); set cells to "claims" or remove context`);
+  for (const s of sp.context.systems) if (!sp.systems.includes(s)) throw new UserError(`${where}: system '${s}' is not among the study's systems; valid: ${sp.systems.join(", ")}`);
+  for (const w of sp.context.workloads) if (sp.workloads && !sp.workloads.includes(w)) throw new UserError(`${where}: workload '${w}' is not among the study's workloads; valid: ${sp.workloads.join(", ")}`);
+  const variants = sp.variants ?? [];
+  for (const v of sp.context.variants ?? []) if (variants.length && !variants.includes(v)) throw new UserError(`${where}: variant '${v}' is not among the study's variants; valid: ${variants.join(", ")}`);
+}
+
 export function loadProfile(nameOrPath: string): Profile {
   let file: string;
   if (nameOrPath.endsWith(".json")) file = path.resolve(nameOrPath);
@@ -151,6 +162,7 @@ export function loadProfile(nameOrPath: string): Profile {
       const valid = def.workloads.map((x) => x.name);
       if (!valid.includes(w)) throw new UserError(`profile ${profile.name}: study ${study}: unknown workload '${w}'; valid: ${valid.join(", ")}`);
     }
+    checkContext(profile.name, study, sp);
   }
   return profile;
 }

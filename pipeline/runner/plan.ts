@@ -84,7 +84,7 @@ function planStudy(name: string, profile: Profile, opts: RunOptions, allWorkload
   const repetitions = opts.repetitions ?? sp.repetitions ?? profile.repetitions;
   const seq = sp.sequential ?? profile.sequential;
   const sequential = seq && !opts.noSequential && seq.max_repetitions > repetitions ? { maxRepetitions: seq.max_repetitions, budgetS: seq.budget_s } : undefined;
-  const claimCell = sp.cells === "claims" ? claimCellFilter(name) : undefined;
+  const claimCell = sp.cells === "claims" ? withContext(claimCellFilter(name), sp.context, sp.variants) : undefined;
   return { study, workloads, concurrency: sp.concurrency, variants: sp.variants ?? [DEFAULT_VARIANT], repetitions, env, cellTimeoutS: sp.cell_timeout_s ?? 600, sequential, claimCell };
 }
 
@@ -94,6 +94,14 @@ export function claimCellFilter(study: string): CellFilter {
   if (!claims?.length) throw new UserError(`profile sets cells "claims" for study '${study}', but bench-scripts/studies/${study}/claims.json has no claims; use cells "all" (the default)`);
   const sides = claims.flatMap((c) => Object.values(claimSides(c)));
   return (system, workload, variant, concurrency) => sides.some((s) => cellMatchesSide({ workload, system, variant, concurrency }, s));
+}
+
+/** A claims filter that also keeps the profile's context cells (systems no claim compares, on a few workloads). */
+function withContext(claimCell: CellFilter, context: Profile["studies"][string]["context"], variants: string[] | undefined): CellFilter {
+  if (!context) return claimCell;
+  const inVariant = (v: string) => (context.variants ?? variants ?? [v]).includes(v);
+  return (system, workload, variant, concurrency) =>
+    claimCell(system, workload, variant, concurrency) || (context.systems.includes(system) && context.workloads.includes(workload) && inVariant(variant));
 }
 
 /** The cells of one repetition of a study on a system; a workload the system cannot run is a skipped cell saying why. */
@@ -130,7 +138,7 @@ function configOf(profile: Profile, planned: Record<string, PlannedStudy>, syste
     studies: Object.fromEntries(Object.entries(planned).map(([n, p]) => [n, {
       systems: profile.studies[n].systems.filter((s) => systems.includes(s)),
       workloads: p.workloads.map((w) => w.name),
-      concurrency: p.concurrency, variants: p.variants, ...(p.claimCell ? { cells: "claims" } : {}), repetitions: p.repetitions, env: p.env, cell_timeout_s: p.cellTimeoutS,
+      concurrency: p.concurrency, variants: p.variants, ...(p.claimCell ? { cells: "claims" } : {}), ...(profile.studies[n].context ? { context: profile.studies[n].context } : {}), repetitions: p.repetitions, env: p.env, cell_timeout_s: p.cellTimeoutS,
       ...(p.sequential ? { sequential: { max_repetitions: p.sequential.maxRepetitions, budget_s: p.sequential.budgetS } } : {}),
     }])),
   };

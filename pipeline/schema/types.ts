@@ -390,6 +390,23 @@ export interface Profile {
        * "all" (default): every workload × variant × concurrency on every system that can run it; "claims": only the cells a claim of the study's claims.json reads (its workload or each_of, each side's system, and the side's variant and concurrency when pinned), so a profile sized to the claims spends nothing on cells no claim compares
        */
       cells?: "all" | "claims";
+      /**
+       * With cells "claims" only: cells planned beside the claims' cells so the pages can place systems no claim compares (our additions beyond the seed) next to the claimed ones: each of these systems on each of these workloads, in these variants (default: the study's variants), at the study's concurrency. Their cells run in the same interleaved repetitions; the sequential loop never repeats them (no claim reads them).
+       */
+      context?: {
+        /**
+         * @minItems 1
+         */
+        systems: string[];
+        /**
+         * @minItems 1
+         */
+        workloads: string[];
+        /**
+         * @minItems 1
+         */
+        variants?: string[];
+      };
       repetitions?: number;
       cell_timeout_s?: number;
       env: {

@@ -1,6 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { loadProfile } from "../lib/catalog.ts";
 import { interleave, planRun, studyCells, visitOrder, visitOrderByStudy } from "../runner/plan.ts";
+import { repoRoot, tempDir } from "./helpers.ts";
 
 // A once_per_run workload (a check, not a timing: protocol conformance) is planned in repetition 1 only,
 // so repetitions 2..n cost no cell; the timed workloads beside it keep every repetition.
@@ -62,11 +66,18 @@ test('cells "claims": only the cells a claim of the study reads are planned, in 
   assert.equal(plan.config.studies && (plan.config.studies as Record<string, { cells?: string }>).analytical.cells, "claims");
   const claims = loadStudyClaims("analytical")!.claims;
   const cells = plan.cells.filter((c) => c.repetition === 1);
+  const has0 = (id: string) => cells.some((c) => c.id === id);
+  // quick's context cells: SQLite and MariaDB, which no claim names, on six cached batch workloads, hot
+  const context = loadProfile("quick").studies.analytical.context!;
+  const isContext = (c: { system: string; workload: string; variant: string }) =>
+    context.systems.includes(c.system) && context.workloads.includes(c.workload) && c.variant === "hot";
   for (const c of cells) {
     const read = claims.some((cl) => claimHasWorkload(cl, c.workload) && [cl.a, cl.b].some((s) => s.system === c.system && (s.variant ?? c.variant) === c.variant));
-    assert.ok(read, `${c.id} is planned but no claim reads it`);
+    assert.ok(read || isContext(c), `${c.id} is planned but no claim reads it and it is not a context cell`);
   }
-  const has = (id: string) => cells.some((c) => c.id === id);
+  assert.deepEqual([...new Set(cells.filter((c) => c.system === "mariadb").map((c) => `${c.workload}.${c.variant}`))].sort(), context.workloads.map((w) => `${w}.hot`).sort(), "MariaDB runs exactly its context cells");
+  assert.ok(!has0("analytical.wc_correlated_subq.mariadb.c1.hot.r1"), "no context cell on the correlated subquery");
+  const has = has0;
   assert.ok(has("analytical.pq_aggregate.mskql.c1.no-cache.r1"), "the no-cache claim's cell");
   assert.ok(!has("analytical.aggregate.mskql.c1.no-cache.r1"), "no claim reads aggregate's no-cache cell");
   assert.ok(!has("analytical.vec_insert.duckdb.c1.hot.r1"), "no claim compares DuckDB on vec_insert");
@@ -76,6 +87,29 @@ test('cells "claims": only the cells a claim of the study reads are planned, in 
       for (const s of [cl.a, cl.b]) assert.ok(cells.some((c) => c.workload === w && c.system === s.system), `claim ${cl.id}: ${s.system} on ${w} is planned`);
     }
   }
+  assert.equal((plan.config.studies as Record<string, { context?: unknown }>).analytical.context !== undefined, true, "the manifest's config records the context cells");
   // the full profile plans every cell (no "cells" key): DuckDB's vec_insert is there
   assert.ok(planRun({ profile: "full", studies: ["analytical"], systems: ["duckdb"] }).cells.some((c) => c.workload === "vec_insert"));
+});
+
+test("a profile's context cells are checked: they need cells \"claims\" and name the study's own systems, workloads and variants", () => {
+  const dir = tempDir();
+  const base = JSON.parse(readFileSync(path.join(repoRoot, "pipeline/profiles/quick.json"), "utf8"));
+  const write = (edit: (a: Record<string, unknown>) => void) => {
+    const p = structuredClone(base);
+    p.studies = { analytical: p.studies.analytical };
+    edit(p.studies.analytical);
+    const file = path.join(dir, `p${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify(p));
+    return file;
+  };
+  const err = (edit: (a: Record<string, unknown>) => void) => {
+    try { loadProfile(write(edit)); } catch (e) { return (e as Error).message; }
+    return "";
+  };
+  assert.match(err((a) => { a.cells = "all"; }), /context needs cells "claims".*set cells to "claims" or remove context/);
+  assert.match(err((a) => { (a.context as { systems: string[] }).systems = ["redis"]; }), /context: system 'redis' is not among the study's systems; valid: mskql, postgresql, duckdb, sqlite, mariadb/);
+  assert.match(err((a) => { (a.context as { workloads: string[] }).workloads = ["noop"]; }), /context: workload 'noop' is not among the study's workloads; valid: aggregate,/);
+  assert.match(err((a) => { (a.context as { variants: string[] }).variants = ["cold"]; }), /context: variant 'cold' is not among the study's variants; valid: hot, no-cache/);
+  assert.equal(err(() => {}), "", "quick's own analytical entry is valid");
 });
