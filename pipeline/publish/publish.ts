@@ -7,6 +7,7 @@ import { loadStudy, studyNames, profileNames, loadProfile, loadSystem, systemNam
 import { UserError } from "../lib/errors.ts";
 import { publishedDir, repoRoot, runsDir, siteDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
+import { rowsToArrowGz } from "./arrow.ts";
 import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
 import { deadRunnerReason } from "../lib/liveness.ts";
 import type { ResultRecord } from "../lib/records.ts";
@@ -179,7 +180,7 @@ export function collectConformance(manifests: ManifestLike[], runs: string): Con
 
 // Writes a file only when its content differs, via a temporary file and rename, so a reader never
 // sees half a file and an unchanged publish leaves timestamps alone.
-function writeIfChanged(file: string, content: string | Buffer): boolean {
+function writeIfChanged(file: string, content: string | Uint8Array): boolean {
   mkdirSync(path.dirname(file), { recursive: true });
   if (existsSync(file) && Buffer.compare(readFileSync(file), Buffer.from(content)) === 0) return false;
   const tmp = `${file}.tmp-${process.pid}`;
@@ -354,8 +355,9 @@ export async function publish(): Promise<{ records: number; runs: number; change
   const aggs = aggregates(sorted);
   const site = siteDir();
   const csvFile = path.join(site, "public", "data", "results.csv");
-  const outputs: Array<[string, string]> = [
+  const outputs: Array<[string, string | Uint8Array]> = [
     [csvFile, rowsToCsv(sorted)],
+    [path.join(site, "public", "data", "results.arrow.gz"), rowsToArrowGz(sorted as unknown as Array<Record<string, string | number | null>>, [...recordColumns, ...provenanceColumns])],
     [path.join(site, "public", "data", "aggregates.csv"), csvFormat(aggs.map((a) => ({ ...a, dirty: String(a.dirty) })) as unknown as Record<string, string>[]) + "\n"],
     [path.join(site, "public", "data", "aggregates.json"), JSON.stringify({
       method: "95 % Student-t confidence interval of the mean over a cell's repetitions (n - 1 degrees of freedom); one value per repetition (a tool's several numbers per repetition, e.g. hyperfine runs, are reduced to their mean first); method none below 2 repetitions",

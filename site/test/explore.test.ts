@@ -1,4 +1,4 @@
-// Explore in a real browser: DuckDB-WASM loads results.csv from this origin, presets run and show
+// Explore in a real browser: DuckDB-WASM loads results.arrow.gz (results.csv when that fails) from this origin, presets run and show
 // rows and a chart, the query lives in the URL, CSV download works, bad SQL shows an error.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -116,8 +116,34 @@ test("bad SQL shows a clear error and no stale result", async () => {
 
 test("every request stayed on the site's origin, wasm included, with no console errors", () => {
   assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && /\.wasm(\.gz)?$/.test(u)), "no wasm request recorded: the recorder is blind");
-  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.csv")), "results.csv was not fetched from the site");
+  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.arrow.gz")), "results.arrow.gz was not fetched from the site");
+  assert.ok(!rec.requests.some((u) => u.endsWith("/data/results.csv")), "results.csv was fetched although the Arrow stream loaded");
   assert.deepEqual(rec.foreign, []);
   assert.deepEqual(rec.failed, []);
   assert.deepEqual(rec.consoleErrors, []);
+});
+
+// The Arrow stream and the CSV fallback give the same table: same columns and types in the same order,
+// same rows (an order-free checksum over every value), and as many rows as publish wrote.
+test("the table from results.arrow.gz equals the one results.csv gives when the Arrow file cannot be loaded", async () => {
+  const sql = "SELECT (SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'results') AS columns, count(*) AS n, CAST(bit_xor(hash(results)) AS VARCHAR) AS checksum FROM results";
+  const shape = async (p: Page) => {
+    await p.goto(`${preview.root}explore/?q=${encodeURIComponent(sql)}`);
+    await waitSettled(p);
+    return { source: await p.$eval("#explore", (e) => (e as HTMLElement).dataset.source), table: await tableShape(p) };
+  };
+  const arrow = await shape(page);
+  const context = await browser.newContext();
+  try {
+    const p2 = await context.newPage();
+    await p2.route("**/data/results.arrow.gz", (r) => r.fulfill({ status: 404, body: "gone" }));
+    const csv = await shape(p2);
+    assert.equal(arrow.source, "arrow");
+    assert.equal(csv.source, "csv");
+    assert.deepEqual(arrow.table, csv.table);
+    assert.equal(Number(arrow.table.rows[0][1].replaceAll(",", "")), records.length, "every published record is a row");
+    assert.match(arrow.table.rows[0][0], /^run_id VARCHAR, .*concurrency INTEGER, .*value DOUBLE, .*t DOUBLE, .*log VARCHAR$/);
+  } finally {
+    await context.close();
+  }
 });

@@ -1,0 +1,32 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { gunzipSync } from "node:zlib";
+import { tableFromIPC } from "apache-arrow";
+import { rowsToArrowGz, rowsToArrowIPC } from "../publish/arrow.ts";
+import { columnType } from "../lib/columns.ts";
+
+// results.arrow.gz, Explore's data: the columns in the given order with the record schema's types,
+// strings dictionary-encoded, an empty field null (as read_csv reads an empty CSV field).
+
+const rows = [
+  { run_id: "r1", study: "oltp", concurrency: 8, value: 1234.5, t: null, dirty: true, log: "" },
+  { run_id: "r1", study: "oltp", concurrency: 16, value: 99, t: 3, dirty: false, log: "cells/x/stderr.txt" },
+];
+const columns = ["run_id", "study", "concurrency", "value", "t", "dirty", "log"];
+
+test("columns keep their order and the record schema's types; strings are dictionary-encoded; empty is null", () => {
+  const table = tableFromIPC(rowsToArrowIPC(rows, columns));
+  assert.deepEqual(table.schema.fields.map((f) => f.name), columns);
+  assert.deepEqual(columns.map(columnType), ["VARCHAR", "VARCHAR", "INTEGER", "DOUBLE", "DOUBLE", "VARCHAR", "VARCHAR"]);
+  assert.deepEqual(table.schema.fields.map((f) => String(f.type)), ["Dictionary<Int32, Utf8>", "Dictionary<Int32, Utf8>", "Int32", "Float64", "Float64", "Dictionary<Int32, Utf8>", "Dictionary<Int32, Utf8>"]);
+  assert.deepEqual(table.toArray().map((r) => ({ ...r.toJSON() })), [
+    { run_id: "r1", study: "oltp", concurrency: 8, value: 1234.5, t: null, dirty: "true", log: null },
+    { run_id: "r1", study: "oltp", concurrency: 16, value: 99, t: 3, dirty: "false", log: "cells/x/stderr.txt" },
+  ]);
+});
+
+test("the gzip file inflates to the same stream, byte for byte the same on every publish", () => {
+  const gz = rowsToArrowGz(rows, columns);
+  assert.deepEqual(gunzipSync(gz), Buffer.from(rowsToArrowIPC(rows, columns)));
+  assert.deepEqual(rowsToArrowGz(rows, columns), gz, "equal input gives equal bytes (publish writes only what changed)");
+});
