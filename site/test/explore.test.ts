@@ -116,6 +116,10 @@ test("bad SQL shows a clear error and no stale result", async () => {
 
 test("every request stayed on the site's origin, wasm included, with no console errors", () => {
   assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && /\.wasm(\.gz)?$/.test(u)), "no wasm request recorded: the recorder is blind");
+  // The wasm comes once, compressed, streamed into the worker's compile (wasm-worker.ts): never the plain file too.
+  const loads = rec.requests.filter((u) => /\/explore\/(\?.*)?$/.test(u)).length;
+  assert.equal(rec.requests.filter((u) => u.endsWith(".wasm.gz")).length, loads, `the .wasm.gz is fetched once per page load (${loads}): the page's preload serves the fetch`);
+  assert.deepEqual(rec.requests.filter((u) => u.endsWith(".wasm")), [], "the plain .wasm was fetched: the stream did not reach the worker");
   assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.arrow.gz")), "results.arrow.gz was not fetched from the site");
   assert.ok(!rec.requests.some((u) => u.endsWith("/data/results.csv")), "results.csv was fetched although the Arrow stream loaded");
   assert.deepEqual(rec.foreign, []);

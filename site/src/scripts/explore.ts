@@ -1,7 +1,8 @@
 // Explore page: DuckDB-WASM over the results (results.arrow.gz, else results.csv), a CodeMirror SQL editor, result table + Plot chart,
 // the query kept in the URL (?q=), CSV download, the reader's own run (dropped file, checked here
 // against the record schema, never uploaded), and the tunable relative score (state in the URL).
-// Speed: DuckDB starts first thing; the wasm comes gzip-compressed (inflated by DecompressionStream);
+// Speed: DuckDB starts first thing; the wasm comes gzip-compressed and compiles while it downloads
+// (wasm-worker.ts); the data is an Arrow IPC stream (no CSV parse);
 // the editor and Plot load in parallel as separate chunks; the HTML already holds a build-time
 // rendering of the default preset, replaced by the live result.
 import * as duckdb from "@duckdb/duckdb-wasm";
@@ -14,6 +15,7 @@ import type { Preset } from "../lib/presets.ts";
 import { formatCell } from "../lib/explore-format.ts";
 import { refreshScoreData } from "./explore-score.ts";
 import { setParams } from "./explore-url.ts";
+import { streamingWorker } from "./wasm-worker.ts";
 import type { Column, Row } from "./explore-chart.ts";
 
 performance.mark("samebox:script-start");
@@ -70,24 +72,6 @@ function showError(message: string) {
   setState("error");
 }
 
-/** The wasm as a same-origin blob URL inflated from its .gz (8 MB instead of 34 on the wire); the plain file if that fails. */
-async function wasmUrl(plain: string): Promise<string> {
-  if (typeof DecompressionStream === "undefined") return plain;
-  try {
-    const r = await fetch(`${plain}.gz`);
-    if (!r.ok || !r.body) return plain;
-    // Some servers (sirv, behind astro preview) send foo.wasm.gz as foo.wasm with Content-Encoding: gzip,
-    // and the browser has already inflated it; others send the gzip bytes as they are.
-    const inflated = /gzip/i.test(r.headers.get("content-encoding") ?? "");
-    const body = inflated ? r.body : r.body.pipeThrough(new DecompressionStream("gzip"));
-    const blob = await new Response(body, { headers: { "content-type": "application/wasm" } }).blob();
-    performance.mark("samebox:wasm-fetched");
-    return URL.createObjectURL(blob.type === "application/wasm" ? blob : new Blob([blob], { type: "application/wasm" }));
-  } catch {
-    return plain;
-  }
-}
-
 async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
   // The data downloads while the wasm does (both are preloaded by the page's head).
   const arrow = fetchArrow(new URL(root.dataset.arrow!, location.href).href);
@@ -96,10 +80,9 @@ async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
     mvp: { mainModule: new URL(mvpWasm, location.href).href, mainWorker: new URL(mvpWorker, location.href).href },
     eh: { mainModule: new URL(ehWasm, location.href).href, mainWorker: new URL(ehWorker, location.href).href },
   });
-  const module = wasmUrl(bundle.mainModule);
-  const worker = new Worker(bundle.mainWorker!);
+  const worker = streamingWorker(bundle.mainWorker!, bundle.mainModule);
   const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
-  await db.instantiate(await module, bundle.pthreadWorker);
+  await db.instantiate(bundle.mainModule, bundle.pthreadWorker);
   performance.mark("samebox:wasm-instantiated");
   await db.open({ query: { castBigIntToDouble: true, castDecimalToDouble: true } });
   const c = await db.connect();
