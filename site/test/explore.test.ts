@@ -146,7 +146,7 @@ test("the table from results.arrow.gz equals the one results.csv gives when the 
     assert.equal(csv.source, "csv");
     assert.deepEqual(arrow.table, csv.table);
     assert.equal(Number(arrow.table.rows[0][1].replaceAll(",", "")), records.length, "every published record is a row");
-    assert.match(arrow.table.rows[0][0], /^run_id VARCHAR, .*concurrency INTEGER, .*value DOUBLE, .*t DOUBLE, .*log VARCHAR$/);
+    assert.match(arrow.table.rows[0][0], /^run_id VARCHAR, .*concurrency INTEGER, .*value DOUBLE, .*t DOUBLE, .*commit VARCHAR/);
   } finally {
     await context.close();
   }
