@@ -67,14 +67,22 @@ function pssKiB(pid: number): number {
   }
 }
 
+function pssMiBOf(tree: number[]): number {
+  return tree.reduce((s, p) => s + pssKiB(p), 0) / 1024;
+}
+
 export function treeMemoryMiB(roots: number[]): number {
-  return processTree(roots).reduce((s, p) => s + pssKiB(p), 0) / 1024;
+  return pssMiBOf(processTree(roots));
 }
 
 // CPU seconds used by the tree so far, including children that already exited and were reaped
 // (their time is in the parent's cutime/cstime).
+function cpuSecondsOf(tree: number[]): number {
+  return tree.reduce((s, p) => s + (readStat(p)?.cpuTicks ?? 0), 0) / CLK_TCK;
+}
+
 export function treeCpuSeconds(roots: number[]): number {
-  return processTree(roots).reduce((s, p) => s + (readStat(p)?.cpuTicks ?? 0), 0) / CLK_TCK;
+  return cpuSecondsOf(processTree(roots));
 }
 
 // Markers a study's run verb may touch so that memory and CPU cover only the measured interval,
@@ -94,11 +102,7 @@ interface ResourceSample { at: number; cpu: number; pssMiB: number }
 
 function sampleTree(roots: number[]): ResourceSample {
   const tree = processTree(roots);
-  return {
-    at: Date.now(),
-    cpu: tree.reduce((s, p) => s + (readStat(p)?.cpuTicks ?? 0), 0) / CLK_TCK,
-    pssMiB: tree.reduce((s, p) => s + pssKiB(p), 0) / 1024,
-  };
+  return { at: Date.now(), cpu: cpuSecondsOf(tree), pssMiB: pssMiBOf(tree) };
 }
 
 function markerTime(cellDir: string, name: string): number | null {

@@ -16,6 +16,7 @@ import { formatCell } from "../lib/explore-format.ts";
 import { refreshScoreData } from "./explore-score.ts";
 import { setParams } from "./explore-url.ts";
 import { streamingWorker } from "./wasm-worker.ts";
+import { fetchInflated } from "./fetch-gz.ts";
 import type { Column, Row } from "./explore-chart.ts";
 
 performance.mark("samebox:script-start");
@@ -95,13 +96,9 @@ async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
   return c;
 }
 
-/** results.arrow.gz inflated (a server may already have inflated it, sending Content-Encoding: gzip). */
+/** results.arrow.gz, inflated. */
 async function fetchArrow(href: string): Promise<Uint8Array> {
-  const r = await fetch(href);
-  if (!r.ok || !r.body) throw new Error(`could not load ${href}: HTTP ${r.status}`);
-  const inflated = /gzip/i.test(r.headers.get("content-encoding") ?? "");
-  const body = inflated ? r.body : r.body.pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(body).arrayBuffer());
+  return new Uint8Array(await new Response(await fetchInflated(href)).arrayBuffer());
 }
 
 // The table `results`, with results.csv's columns and types in its order: from the Arrow IPC stream

@@ -9,6 +9,8 @@
 // instantiateStreaming compiles chunk by chunk as they arrive. Where a stream cannot be transferred
 // the inflated file is sent whole; where the .gz cannot be had the worker fetches the plain .wasm.
 
+import { fetchInflated } from "./fetch-gz.ts";
+
 const MESSAGE = "samebox-wasm";
 
 /** The wrapper: serves the module URL from the page's stream (or blob), then loads DuckDB's worker. */
@@ -36,16 +38,7 @@ importScripts(${JSON.stringify(workerUrl)});
 /** The inflated wasm as a stream, or null when the .gz cannot be had (the worker then fetches the plain file). */
 async function inflatedWasm(moduleUrl: string): Promise<ReadableStream<Uint8Array> | null> {
   if (typeof DecompressionStream === "undefined") return null;
-  try {
-    const r = await fetch(`${moduleUrl}.gz`);
-    if (!r.ok || !r.body) return null;
-    // Some servers (sirv, behind astro preview) send foo.wasm.gz with Content-Encoding: gzip, and the
-    // browser has already inflated it; others send the gzip bytes as they are.
-    const inflated = /gzip/i.test(r.headers.get("content-encoding") ?? "");
-    return inflated ? r.body : r.body.pipeThrough(new DecompressionStream("gzip"));
-  } catch {
-    return null;
-  }
+  return fetchInflated(`${moduleUrl}.gz`).catch(() => null);
 }
 
 /** A worker running DuckDB's worker script whose module fetch is fed, as it downloads, by this page. */
