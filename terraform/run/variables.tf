@@ -1,8 +1,10 @@
 locals {
   # The single list of valid inputs, shared with the workflow's validation.
-  # allowed.json plus the systems: every folder of bench-scripts/systems with a system.json (a system is
-  # one folder, so adding one needs no edit here; validate_inputs.py derives the same list).
+  # allowed.json plus the studies and the systems: every folder of bench-scripts/studies with a study.json
+  # and of bench-scripts/systems with a system.json (a study or a system is one folder, so copying one
+  # needs no edit here; validate_inputs.py derives the same lists).
   allowed = merge(jsondecode(file("${path.module}/../allowed.json")), {
+    studies = sort([for f in fileset("${path.module}/../../bench-scripts/studies", "*/study.json") : dirname(f)])
     systems = sort([for f in fileset("${path.module}/../../bench-scripts/systems", "*/system.json") : dirname(f)])
   })
 }
@@ -83,7 +85,7 @@ variable "studies" {
 
   validation {
     condition     = length(var.studies) > 0 && alltrue([for s in var.studies : contains(local.allowed.studies, s)])
-    error_message = "studies must be a non-empty list drawn from terraform/allowed.json's studies."
+    error_message = "studies must be a non-empty list of folders of bench-scripts/studies (each with a study.json)."
   }
 }
 

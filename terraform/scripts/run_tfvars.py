@@ -19,8 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", default="", help="comma-separated variants this box runs; empty: all")
     parser.add_argument("--expires-at", required=True, help="RFC 3339 UTC, e.g. 2030-01-01T18:00:00Z")
     args = parser.parse_args(argv)
-    allowed = load_allowed()
     try:
+        allowed = load_allowed()
         studies = check_list("studies", args.study, allowed["studies"])
         systems = check_list("systems", args.systems, allowed["systems"])
         workloads = [w for w in args.workloads.split(",") if w]

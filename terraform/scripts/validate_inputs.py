@@ -18,6 +18,8 @@ from pathlib import Path
 ALLOWED_FILE = Path(__file__).resolve().parent.parent / "allowed.json"
 PROFILES_DIR = Path(__file__).resolve().parents[2] / "pipeline" / "profiles"
 SYSTEMS_DIR = Path(__file__).resolve().parents[2] / "bench-scripts" / "systems"
+STUDIES_DIR = Path(__file__).resolve().parents[2] / "bench-scripts" / "studies"
+# One safe shape for folder-derived names (they reach tags, S3 keys and shell arguments).
 SYSTEM_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -30,9 +32,19 @@ def system_names(systems_dir: Path = SYSTEMS_DIR) -> list[str]:
     return sorted(p.parent.name for p in systems_dir.glob("*/system.json") if SYSTEM_NAME.match(p.parent.name))
 
 
-def load_allowed(path: Path = ALLOWED_FILE) -> dict:
+def study_names(studies_dir: Path = STUDIES_DIR) -> list[str]:
+    """The studies are the folders with a study.json (as systems are: a copied study folder is a valid cloud input)."""
+    return sorted(p.parent.name for p in studies_dir.glob("*/study.json") if SYSTEM_NAME.match(p.parent.name))
+
+
+def load_allowed(path: Path = ALLOWED_FILE, studies_dir: Path | None = None, systems_dir: Path | None = None) -> dict:
+    """allowed.json plus the lists derived from the folders (studies, systems); allowed.json may not list them."""
     allowed = json.loads(path.read_text(encoding="utf-8"))
-    allowed["systems"] = system_names()
+    for key in ("studies", "systems"):
+        if key in allowed:
+            raise InputError(f"{path} lists {key}: they are derived from the folders of bench-scripts/{key} (remove the key)")
+    allowed["studies"] = study_names(studies_dir or STUDIES_DIR)
+    allowed["systems"] = system_names(systems_dir or SYSTEMS_DIR)
     return allowed
 
 

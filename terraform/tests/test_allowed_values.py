@@ -12,7 +12,9 @@ import yaml
 from conftest import REPO, TERRAFORM
 
 ALLOWED = json.loads((TERRAFORM / "allowed.json").read_text())
-# the systems are the folders of bench-scripts/systems (a system is one folder), as validate_inputs.py derives them
+# the studies and systems are the folders of bench-scripts/studies and bench-scripts/systems (one folder each),
+# derived here independently of validate_inputs.py, which the test below compares
+ALLOWED["studies"] = sorted(p.parent.name for p in (REPO / "bench-scripts" / "studies").glob("*/study.json"))
 ALLOWED["systems"] = sorted(p.parent.name for p in (REPO / "bench-scripts" / "systems").glob("*/system.json"))
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 
@@ -49,9 +51,41 @@ def test_every_study_and_system_of_every_profile_is_allowed(profile):
     studies = json.loads(profile.read_text())["studies"]
     assert profile.stem in ALLOWED["profiles"]
     for study, spec in studies.items():
-        assert study in ALLOWED["studies"], f"{profile.name}: study {study} is not in terraform/allowed.json"
+        assert study in ALLOWED["studies"], f"{profile.name}: study {study} is not a folder of bench-scripts/studies"
         for system in spec["systems"]:
             assert system in ALLOWED["systems"], f"{profile.name}: system {system} ({study}) is not a folder of bench-scripts/systems"
+
+
+def test_studies_and_systems_come_from_the_folders_not_allowed_json():
+    """A copied study folder is a valid cloud input with no edit of allowed.json (issue 19), as systems already were."""
+    import validate_inputs
+    raw = json.loads((TERRAFORM / "allowed.json").read_text())
+    assert "studies" not in raw and "systems" not in raw, "allowed.json must not list studies or systems: they come from the folders"
+    allowed = validate_inputs.load_allowed()
+    assert allowed["studies"] == ALLOWED["studies"] and allowed["systems"] == ALLOWED["systems"]
+    assert {"oltp", "analytical", "mcp-db", "payments", "mcp-servers"} <= set(allowed["studies"])
+
+
+def test_a_copied_study_folder_is_a_valid_input(tmp_path):
+    import validate_inputs
+    studies = tmp_path / "studies"
+    for name in ("oltp", "oltp-copy", "Bad Name"):
+        (studies / name).mkdir(parents=True)
+        (studies / name / "study.json").write_text("{}")
+    (studies / "no-study-json").mkdir()
+    allowed = validate_inputs.load_allowed(studies_dir=studies)
+    assert allowed["studies"] == ["oltp", "oltp-copy"], "only folders with a study.json, of the safe name shape"
+    assert validate_inputs.check_list("studies", "oltp-copy", allowed["studies"]) == ["oltp-copy"]
+    with pytest.raises(validate_inputs.InputError, match="valid values are oltp, oltp-copy"):
+        validate_inputs.check_list("studies", "tpcc", allowed["studies"])
+
+
+def test_allowed_json_listing_studies_is_refused(tmp_path):
+    import validate_inputs
+    path = tmp_path / "allowed.json"
+    path.write_text(json.dumps({**json.loads((TERRAFORM / "allowed.json").read_text()), "studies": ["oltp"]}))
+    with pytest.raises(validate_inputs.InputError, match="derived from the folders of bench-scripts/studies"):
+        validate_inputs.load_allowed(path)
 
 
 def test_allowed_json_names_only_files_that_exist():
@@ -87,8 +121,11 @@ def test_run_module_validates_against_allowed_json(name, key):
     if key in ("instance_types", "profiles"):  # short lists are named; the long ones point at the file
         for value in ALLOWED[key]:
             assert value in message, f"{name}'s error message does not name {value}"
-    elif key == "systems":
-        assert "bench-scripts/systems" in message
+    elif key in ("studies", "systems"):
+        assert f"bench-scripts/{key}" in message
+        marker = {"studies": "study.json", "systems": "system.json"}[key]
+        derived = f'fileset("${{path.module}}/../../bench-scripts/{key}", "*/{marker}")'
+        assert derived in (TERRAFORM / "run" / "variables.tf").read_text(), f"the run module does not derive {key} from the folders"
     else:
         assert "terraform/allowed.json" in message
 

