@@ -152,8 +152,9 @@ export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran;
 // ---- conformance (issue 22): records carry 1/0 per scenario only; each failure's message, the suite's
 // version and the spec revisions checked stay in the cell folder (conformance.json, else stdout.txt, the
 // report of mcp-servers/suite-conformance). conformance.json gives the site one entry per ok cell.
-export interface ConformanceScenario { scenario: string; status: "pass" | "fail"; message: string; spec_revisions: string[] }
-export interface ConformanceReport { run_id: string; study: string; system: string; variant: string; cell: string; suite_version: string; scenarios: ConformanceScenario[] }
+export interface ConformanceScenario { scenario: string; status: "pass" | "fail"; message: string; spec_revisions: string[]; own: boolean }
+export interface ConformanceNegotiated { client: string; requested: string; answered: string | null; message: string }
+export interface ConformanceReport { run_id: string; study: string; system: string; variant: string; cell: string; suite_version: string; scenarios: ConformanceScenario[]; negotiated: ConformanceNegotiated[] }
 
 export function collectConformance(manifests: ManifestLike[], runs: string): ConformanceReport[] {
   const out: ConformanceReport[] = [];
@@ -171,7 +172,8 @@ export function collectConformance(manifests: ManifestLike[], runs: string): Con
       }
       out.push({
         run_id: m.run_id, study: c.study, system: c.system, variant: c.variant, cell: c.id, suite_version: doc.suite_version,
-        scenarios: doc.scenarios.map((s) => ({ scenario: s.scenario, status: s.status, message: s.message ?? "", spec_revisions: (s.spec_revisions ?? []).map(String) })),
+        scenarios: doc.scenarios.map((s) => ({ scenario: s.scenario, status: s.status, message: s.message ?? "", spec_revisions: (s.spec_revisions ?? []).map(String), own: s.own === true })),
+        negotiated: (doc.negotiated ?? []).map((n) => ({ client: String(n.client ?? ""), requested: n.requested, answered: n.answered, message: n.message ?? "" })),
       });
     }
   }

@@ -127,3 +127,97 @@ test("a hung scenario ends as failed within its bound", { skip: suiteMissing || 
     server.close();
   }
 });
+
+// ---- samebox's own checks (own_checks.py via suite-conformance) and the negotiated revision.
+
+// A tools-only stub with one tool whose schema requires user_id (a string). VALIDATES = false: every
+// tools/call gets a normal result (as Quarkus and Micronaut answered a schema-violating call); true:
+// a wrong type or missing argument gets isError and an unknown tool a JSON-RPC error. It answers
+// initialize with the client's revision when it knows it, else 2025-06-18.
+function toolServer(validates: boolean): http.Server {
+  const known = ["2024-11-05", "2025-03-26", "2025-06-18"];
+  return http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const msg = JSON.parse(body || "{}");
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const reply = (x: object) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...x }));
+      if (msg.method === "initialize") {
+        const asked = msg.params?.protocolVersion;
+        return reply({ result: { protocolVersion: known.includes(asked) ? asked : "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "0" } } });
+      }
+      if (msg.method === "tools/list") return reply({ result: { tools: [{ name: "get_user_cart", inputSchema: { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] } }] } });
+      const { name, arguments: args } = msg.params ?? {};
+      if (validates && name !== "get_user_cart") return reply({ error: { code: -32602, message: `unknown tool ${name}` } });
+      if (validates && typeof args?.user_id !== "string") return reply({ result: { isError: true, content: [{ type: "text", text: "user_id must be a string" }] } });
+      return reply({ result: { content: [{ type: "text", text: '{"cart":[]}' }] } });
+    });
+  });
+}
+
+async function withServer<T>(server: http.Server, f: (url: string) => Promise<T>): Promise<T> {
+  try {
+    return await f(await listen(server));
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+const ownOnly = "invalid-arguments-rejected,unknown-tool-rejected,protocol-negotiation";
+
+test("own checks: a server that answers schema-violating and unknown-tool calls normally fails both, with what came back", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
+  const report = await withServer(toolServer(false), (url) => conformance(url, ownOnly, 10));
+  const inv = report.scenarios.find((s: { scenario: string }) => s.scenario === "invalid-arguments-rejected");
+  const unk = report.scenarios.find((s: { scenario: string }) => s.scenario === "unknown-tool-rejected");
+  assert.equal(inv.status, "fail");
+  assert.equal(inv.own, true);
+  assert.match(inv.message, /get_user_cart with user_id as int: a normal result/);
+  assert.match(inv.message, /get_user_cart with no user_id: a normal result/);
+  assert.equal(unk.status, "fail");
+  assert.match(unk.message, /samebox_no_such_tool: a normal result/);
+  const ms = parse({ stdout: JSON.stringify(report) });
+  assert.equal(ms.find((m) => m.metric === "conformance_invalid_arguments_rejected")?.value, 0);
+  assert.equal(ms.find((m) => m.metric === "conformance_unknown_tool_rejected")?.value, 0);
+});
+
+test("own checks: a validating server passes both (isError for bad arguments, JSON-RPC error for an unknown tool)", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
+  const report = await withServer(toolServer(true), (url) => conformance(url, ownOnly, 10));
+  for (const s of report.scenarios) assert.equal(s.status, "pass", `${s.scenario}: ${s.message}`);
+  assert.equal(report.scenarios.length, 2);
+  assert.equal(parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_passed")?.value, 2);
+});
+
+test("negotiated revision: per client revision, the protocolVersion the server answered", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
+  const report = await withServer(toolServer(true), (url) => conformance(url, ownOnly, 10));
+  const by = Object.fromEntries(report.negotiated.map((n: { requested: string; answered: string }) => [n.requested, n.answered]));
+  assert.deepEqual(by, { "2024-11-05": "2024-11-05", "2025-06-18": "2025-06-18", "2025-11-25": "2025-06-18", "2026-07-28": "2025-06-18" });
+  assert.throws(() => parse({ stdout: JSON.stringify({ ...report, negotiated: [{ requested: 1 }] }) }), /negotiated must be/);
+});
+
+test("conformance-scenarios.json own_checks are exactly the checks own_checks.py runs, each with why and failure", { skip: pythonMissing }, () => {
+  const doc = JSON.parse(readFileSync(scenariosFile, "utf8"));
+  const r = spawnSync("python3", ["-c", "import sys, json; sys.path.insert(0, sys.argv[1]); import own_checks; print(json.dumps(own_checks.OWN_CHECKS))", path.dirname(script)], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(doc.own_checks.checks.map((c: { scenario: string }) => c.scenario), JSON.parse(r.stdout));
+  for (const c of doc.own_checks.checks) assert.ok(c.why && c.failure, c.scenario);
+  const suite = [...doc.applicable.map((a: { scenario: string }) => a.scenario), ...doc.not_applicable.flatMap((n: { scenarios: string[] }) => n.scenarios)];
+  for (const c of doc.own_checks.checks) assert.ok(!suite.includes(c.scenario), `${c.scenario} is not a suite scenario name`);
+});
+
+// ---- mcp-load checked by the suite's client scenarios (bench-scripts/loadgen/mcp-load/client-conformance).
+const goMissing = spawnSync("go", ["version"]).status === 0 ? false : "go is not available";
+const clientScript = path.join(repoRoot, "bench-scripts", "loadgen", "mcp-load", "client-conformance");
+
+test("mcp-load --conformance-client passes the suite's initialize and tools_call, and fails initialize when it offers a revision the suite rejects", { skip: suiteMissing || pythonMissing || goMissing, timeout: 240_000 }, async () => {
+  const bin = path.join(tempDir("h22-mcpload-"), "mcp-load");
+  await run("go", ["build", "-o", bin, "./cmd/mcp-load"], { cwd: path.join(repoRoot, "bench-scripts", "loadgen", "mcp-load"), timeout: 180_000 });
+  const good = JSON.parse((await run("python3", [clientScript, "--mcp-load", bin, "--out", tempDir("h22-cc-"), "--only", "initialize,tools_call", "--timeout-s", "20"], { timeout: 120_000 })).stdout);
+  for (const s of good.scenarios) assert.equal(s.status, "pass", `${s.scenario}: ${s.message}`);
+  assert.equal(good.client, "mcp-load");
+  // 2025-03-26 is a revision mcp-load speaks but the suite's initialize scenario does not accept.
+  const old = JSON.parse((await run("python3", [clientScript, "--mcp-load", bin, "--out", tempDir("h22-cc-"), "--only", "initialize", "--protocol", "2025-03-26", "--timeout-s", "20"], { timeout: 120_000 })).stdout);
+  assert.equal(old.scenarios[0].status, "fail");
+  assert.match(old.scenarios[0].message, /Version mismatch/);
+});

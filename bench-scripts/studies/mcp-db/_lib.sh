@@ -17,7 +17,9 @@ MCPDB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MCP_SERVERS_DIR="$BENCH_SCRIPTS_DIR/mcp-servers"
 MCPDB_STATE="$SAMEBOX_STATE/mcp-db"
 MCPDB_BIN="$MCPDB_STATE/bin"
-MCPDB_SERVERS=(faucet dbhub toolbox)
+# toolboxsafe: MCP Toolbox with --allowed-hosts 127.0.0.1,localhost (issue 22: Toolbox's default '*'
+# fails dns-rebinding-protection; the study measures both to show what safety costs).
+MCPDB_SERVERS=(faucet dbhub toolbox toolboxsafe)
 # The Go drivers mcpdb-direct links (tools/internal/rows): a system whose drivers.go is another
 # (sqlserver) gets no direct-driver timing, only the MCP path.
 MCPDB_DIRECT_DRIVERS=(pgx mysql sqlite)

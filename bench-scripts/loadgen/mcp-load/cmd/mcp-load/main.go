@@ -62,6 +62,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		markDir       = fs.String("mark-dir", "", "touch DIR/.measure-start and DIR/.measure-end at the measured window's edges (the samebox runner's resource window)")
 		showVersion   = fs.Bool("version", false, "print the version and exit")
 		cpuProfile    = fs.String("cpuprofile", "", "write a Go CPU profile of the whole run to this file (to see where the client's own time goes)")
+		confClient    = fs.Bool("conformance-client", false, "run once as a client of the official MCP conformance suite: mcp-load --conformance-client [--protocol P] URL (the suite appends URL); initialize, tools/list, one tools/call per listed tool; exit 0 when all succeeded")
 	)
 	headers := map[string]string{}
 	fs.Func("header", "extra request header 'Name: value' (repeatable)", func(v string) error {
@@ -92,6 +93,12 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	if *showVersion {
 		fmt.Fprintln(stdout, "mcp-load", loadgen.Version)
 		return 0
+	}
+	if *confClient {
+		if fs.NArg() != 1 {
+			return fail("--conformance-client takes the server URL as its one argument (the suite appends it), got %d arguments", fs.NArg())
+		}
+		return runConformanceClient(fs.Arg(0), *protocol, *timeout, stdout, stderr)
 	}
 	if fs.NArg() > 0 {
 		return fail("unexpected argument %q (flags only, see --help)", fs.Arg(0))

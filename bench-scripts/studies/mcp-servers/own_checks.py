@@ -1,0 +1,143 @@
+"""samebox's own MCP checks the official suite lacks (issue 22, items 2 and 6), run by suite-conformance.
+
+- invalid-arguments-rejected: for every tool the server lists, a call whose arguments violate the
+  tool's input schema must come back as an error: its first required property given the wrong JSON
+  type (a string property as a number, e.g. user_id 12345; any other type as a string), and the
+  required properties left out. An error is an isError result, a JSON-RPC error or an HTTP 4xx.
+- unknown-tool-rejected: a call of a tool the server does not list must come back as an error.
+- negotiated protocol revision: initialize with each client revision the studies use (the k6 script's
+  2024-11-05, mcp-load's 2025-06-18, the suite SDK's newest 2025-11-25, mcp-load's stateless
+  2026-07-28) and keep the protocolVersion the server answers (a report field, not a pass/fail).
+
+Every request is bounded (REQUEST_TIMEOUT_S); the client is the mcp-servers study's own checker
+(conformance beside this file), stdlib only. Results have the suite scenarios' shape plus "own": true.
+"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REQUEST_TIMEOUT_S = 10
+SESSION_PROTOCOL = "2025-06-18"  # mcp-load's, the studies' load client
+CLIENT_REVISIONS = [
+    ("k6 script (seed 000)", "2024-11-05"),
+    ("mcp-load", "2025-06-18"),
+    ("suite SDK, newest", "2025-11-25"),
+    ("mcp-load, stateless", "2026-07-28"),
+]
+OWN_CHECKS = ["invalid-arguments-rejected", "unknown-tool-rejected"]
+UNKNOWN_TOOL = "samebox_no_such_tool"
+
+
+def _checker():
+    """The conformance checker beside this file (a script without .py), for its MCP client."""
+    loader = importlib.machinery.SourceFileLoader("mcps_conformance", os.path.join(HERE, "conformance"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    mod.TIMEOUT_S = REQUEST_TIMEOUT_S
+    return mod
+
+
+def _short(doc, n=160):
+    return json.dumps(doc)[:n]
+
+
+def rejection(chk, session, name, arguments):
+    """(rejected, what came back) for one tools/call."""
+    try:
+        msg = session.request("tools/call", {"name": name, "arguments": arguments})
+    except chk.McpError as e:
+        text = str(e)
+        return text.startswith("HTTP 4"), text[:200]
+    if "error" in msg:
+        return True, f"JSON-RPC error {_short(msg['error'])}"
+    res = msg.get("result")
+    if isinstance(res, dict) and res.get("isError") is True:
+        return True, f"isError result {_short(res.get('content'), 120)}"
+    return False, f"a normal result {_short(res, 120)}"
+
+
+def wrong_type(prop):
+    """A value of the wrong JSON type for a schema property."""
+    return 12345 if prop.get("type") == "string" else "samebox-not-a-" + str(prop.get("type") or "value")
+
+
+def violations(tool):
+    """(label, arguments) pairs that violate TOOL's input schema: [] when it has no required property."""
+    schema = tool.get("inputSchema") or {}
+    props = schema.get("properties") or {}
+    required = [r for r in (schema.get("required") or []) if r in props]
+    if not required:
+        return []
+    first = required[0]
+    return [(f"{first} as {type(wrong_type(props[first])).__name__}", {first: wrong_type(props[first])}),
+            (f"no {', '.join(required)}", {})]
+
+
+def _result(scenario, started, failures, calls, none_why=None):
+    status = "pass" if calls and not failures else "fail"
+    message = "; ".join(failures) if failures else (none_why or "")
+    return {"scenario": scenario, "own": True, "status": status, "seconds": round(time.monotonic() - started, 3),
+            "checks": len(calls), "failed": len(failures), "message": message, "calls": calls}
+
+
+def check_invalid_arguments(chk, session, tools):
+    started = time.monotonic()
+    calls, failures = [], []
+    for tool in tools:
+        for label, args in violations(tool):
+            rejected, got = rejection(chk, session, tool.get("name"), args)
+            calls.append({"tool": tool.get("name"), "arguments": label, "rejected": rejected, "got": got})
+            if not rejected:
+                failures.append(f"{tool.get('name')} with {label}: {got}")
+    return _result("invalid-arguments-rejected", started, failures, calls,
+                   None if calls else "no listed tool has a required property to violate")
+
+
+def check_unknown_tool(chk, session):
+    started = time.monotonic()
+    rejected, got = rejection(chk, session, UNKNOWN_TOOL, {})
+    calls = [{"tool": UNKNOWN_TOOL, "rejected": rejected, "got": got}]
+    return _result("unknown-tool-rejected", started, [] if rejected else [f"{UNKNOWN_TOOL}: {got}"], calls)
+
+
+def run_own_checks(url, only):
+    """The own checks named in ONLY (all when empty), as scenario results."""
+    chk = _checker()
+    wanted = [c for c in OWN_CHECKS if not only or c in only]
+    if not wanted:
+        return []
+    session = chk.Session(url, SESSION_PROTOCOL)
+    try:
+        session.initialize()
+        listed = session.request("tools/list", {})
+        tools = (listed.get("result") or {}).get("tools") or []
+    except chk.McpError as e:
+        return [{"scenario": c, "own": True, "status": "fail", "checks": 0, "failed": None,
+                 "message": f"could not open a session and list tools: {e}"} for c in wanted]
+    out = []
+    if "invalid-arguments-rejected" in wanted:
+        out.append(check_invalid_arguments(chk, session, tools))
+    if "unknown-tool-rejected" in wanted:
+        out.append(check_unknown_tool(chk, session))
+    session.close()
+    return out
+
+
+def negotiated_revisions(url):
+    """Per client revision, the protocolVersion the server answers to initialize (None + message when it fails)."""
+    chk = _checker()
+    out = []
+    for client, revision in CLIENT_REVISIONS:
+        session = chk.Session(url, revision)
+        entry = {"client": client, "requested": revision, "answered": None, "message": ""}
+        try:
+            entry["answered"] = session.initialize().get("protocolVersion")
+        except chk.McpError as e:
+            entry["message"] = str(e)[:200]
+        session.close()
+        out.append(entry)
+    return out
