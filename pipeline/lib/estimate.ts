@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { csvParse } from "d3-dsv";
 import { planRun } from "../runner/plan.ts";
+import { defaultPrepareBoundS, prepareBoundS, type PrepareBounds } from "../runner/prepare-bound.ts";
 import type { Cell, Plan } from "../runner/plan.ts";
 import type { RunManifest } from "../schema/types.ts";
 import { dataDir, runsDir } from "./paths.ts";
@@ -20,8 +21,8 @@ import { median } from "./stats.ts";
 //   reference REPEAT_SCALE (linear in runs and in repeat counts: start-up is scaled too, so it errs high);
 // - every cell is capped at the profile's cell_timeout_s (the runner kills it there).
 // Setup per system and study (install, start, check, prepare: the gap before the system's first cell of
-// the study) is scaled linearly by the data-size parameters (rows), capped at what the runner allows
-// (prepare timeout max(600, 4 x cell_timeout_s) + INSTALL_START_ALLOWANCE_S).
+// the study) is scaled linearly by the data-size parameters (rows); the runner's prepare bound is raised
+// to fit it (runner/prepare-bound.ts), so it is counted in full up to the largest bound + INSTALL_START_ALLOWANCE_S.
 // No speed-up is assumed for a larger machine: the references come from whatever machine measured them.
 
 export const COUNT_BOUND_TOOLS = new Set(["hyperfine"]);
@@ -226,24 +227,43 @@ function estimateCell(c: Plan["cells"][number], study: string, planned: Plan["st
   return { ...id, seconds: NaN, basis: "none" as Basis, capped: false };
 }
 
-/** Setup seconds of a study (each system's measured setup scaled to the data size, capped at the prepare bound) plus the sequential budget. */
-function studySetup(study: string, planned: Plan["studies"][string], systems: string[], refs: References, notes: string[]): number {
-  const target = planned.env;
-  const setupCap = Math.max(600, planned.cellTimeoutS * 4) + INSTALL_START_ALLOWANCE_S;
-  let setup = 0;
-  const measuredSetups = refs.flatMap((r) => [...r.setups.entries()].filter(([k]) => k.endsWith(`/${study}`)).map(([, v]) => v.seconds * dataRatio(target, v.env)));
-  for (const system of systems) {
-    const run = refs.find((r) => r.setups.has(`${system}/${study}`));
-    let s: number;
-    if (run) {
-      const ref = run.setups.get(`${system}/${study}`)!;
-      s = ref.seconds * dataRatio(target, ref.env);
-    } else {
-      s = measuredSetups.length ? median(measuredSetups) : SETUP_ASSUMED_S;
-      notes.push(`${system}: no measured setup for ${study}; ${measuredSetups.length ? "the study's median" : `${SETUP_ASSUMED_S / 60} min assumed`} used`);
+/** A system's projected setup for a study: its measured setup scaled to the data size, else the study's median, else assumed. */
+function projectedSetup(study: string, target: Record<string, string>, system: string, refs: References): { seconds: number; note?: string } {
+  const run = refs.find((r) => r.setups.has(`${system}/${study}`));
+  const ref = run?.setups.get(`${system}/${study}`);
+  if (ref) return { seconds: ref.seconds * dataRatio(target, ref.env) };
+  const measured = refs.flatMap((r) => [...r.setups.entries()].filter(([k]) => k.endsWith(`/${study}`)).map(([, v]) => v.seconds * dataRatio(target, v.env)));
+  return { seconds: measured.length ? median(measured) : SETUP_ASSUMED_S,
+    note: `${system}: no measured setup for ${study}; ${measured.length ? "the study's median" : `${SETUP_ASSUMED_S / 60} min assumed`} used` };
+}
+
+/** The prepare bounds the runner raises above its default from the projected setups (prepare-bound.ts): study -> system -> s. */
+export function prepareBounds(plan: Plan, dir: string = runsDir()): PrepareBounds {
+  const toolOf: ToolOf = (study, workload) => plan.studies[study]?.workloads.find((w) => w.name === workload)?.tool;
+  const refs = loadReferences(dir, toolOf);
+  const out: PrepareBounds = {};
+  for (const [study, planned] of Object.entries(plan.studies)) {
+    const raised: Record<string, number> = {};
+    for (const system of new Set(plan.cells.filter((c) => c.study === study).map((c) => c.system))) {
+      const bound = prepareBoundS(planned.cellTimeoutS, projectedSetup(study, planned.env, system, refs).seconds);
+      if (bound > defaultPrepareBoundS(planned.cellTimeoutS)) raised[system] = bound;
     }
-    if (s > setupCap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the runner's prepare bound; counted as ${setupCap} s (the prepare would time out there)`);
-    setup += Math.min(s, setupCap);
+    if (Object.keys(raised).length) out[study] = raised;
+  }
+  return out;
+}
+
+/** Setup seconds of a study (each system's projected setup, capped at the prepare bound the runner will allow it) plus the sequential budget. */
+function studySetup(study: string, planned: Plan["studies"][string], systems: string[], refs: References, notes: string[]): number {
+  let setup = 0;
+  for (const system of systems) {
+    const { seconds: s, note } = projectedSetup(study, planned.env, system, refs);
+    if (note) notes.push(note);
+    const bound = prepareBoundS(planned.cellTimeoutS, s);
+    if (bound > defaultPrepareBoundS(planned.cellTimeoutS)) notes.push(`${system}: projected setup ${Math.round(s)} s; the runner's prepare bound for ${study} is raised to ${bound} s`);
+    const cap = bound + INSTALL_START_ALLOWANCE_S;
+    if (s > cap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the largest prepare bound; counted as ${cap} s (the prepare would time out there)`);
+    setup += Math.min(s, cap);
   }
   // Claim-driven extra repetitions may use up to the study's budget: counted in full, so the limit holds.
   if (planned.sequential) {
@@ -305,7 +325,7 @@ export function estimate(opts: EstimateOptions): Estimate {
 
 const ESTIMATE_METHOD = [
   "cell time = newest measured matching cell (data/runs/*/manifest.json cells[].duration_s), scaled: time-bound tools swap the reference's WARMUP+DURATION for the target's; hyperfine scales with (HF_RUNS+HF_WARMUP) and REPEAT_SCALE; capped at cell_timeout_s",
-  `setup per system = measured gap before its first cell, x the data-size ratio (rows/scale), capped at the runner's prepare bound (never measured for the study: ${SETUP_ASSUMED_S / 60} min assumed)`,
+  `setup per system = measured gap before its first cell, x the data-size ratio (rows/scale) (never measured for the study: ${SETUP_ASSUMED_S / 60} min assumed); the runner's prepare bound is raised to 1.5 x it where that is above the default`,
   `a time-bound cell never measured = its WARMUP + DURATION + ${WINDOW_OVERHEAD_S} s; any other cell never measured = the study's median projected cell`,
   `box bootstrap (clone, Node, toolchains) = ${BOX_BOOTSTRAP_S / 60} min, assumed until a first cloud run measures it`,
   `limit per box = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}, at most ${MAX_LIMIT_MIN}; a study whose one box would need more is split by workload over the fewest boxes (first-fit by decreasing time), every system on every box`,

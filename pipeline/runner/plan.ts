@@ -48,6 +48,8 @@ export interface PlannedStudy {
   repetitions: number;
   env: Record<string, string>;
   cellTimeoutS: number;
+  /** system -> prepare timeout raised above the default from the estimate (prepare-bound.ts); absent: the default. */
+  prepareTimeoutS?: Record<string, number>;
   sequential?: SequentialPlan;
   /** Profile `cells: "claims"`: whether a claim reads this cell (absent: every cell is planned). */
   claimCell?: CellFilter;

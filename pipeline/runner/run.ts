@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../lib/errors.ts";
+import { prepareBounds } from "../lib/estimate.ts";
 import { repoRoot, runsDir } from "../lib/paths.ts";
 import { toCsv, toJsonl } from "../lib/records.ts";
 import type { RunManifest } from "../schema/types.ts";
@@ -18,6 +19,7 @@ import { DEFAULT_NOISE_THRESHOLDS, machineBusy } from "./noise.ts";
 import type { Cell, NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
 import { defaultOrderSeed, INTERRUPTED_BEFORE, inVisit, interleave, newRunId, NOT_RUN, planRun, sortByVisits, systemsByStudy, visitOrder, visitOrderByStudy } from "./plan.ts";
 import type { Visit } from "./plan.ts";
+import { applyPrepareBounds, recordedPrepareBounds } from "./prepare-bound.ts";
 import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
 import { acquireRunLock } from "./run-lock.ts";
@@ -151,6 +153,7 @@ function finish(ctx: RunContext, startedAtMs: number): RunResult {
 export async function runSuite(opts: RunOptions & { resume?: string }, log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<RunResult> {
   if (opts.resume) return resumeRun(opts.resume, opts, log);
   const plan = planRun(opts);
+  applyPrepareBounds(plan, prepareBounds(plan)); // a profile's larger data gets a longer prepare (the estimate's projection)
   const runId = opts.runId ?? newRunId(plan.profile.name);
   if (!/^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$/.test(runId)) throw new UserError(`invalid run id '${runId}'; expected YYYYMMDDTHHMMSSZ-<lowercase-slug>, e.g. ${newRunId(plan.profile.name)}`);
   const seed = opts.orderSeed ?? defaultOrderSeed(runId);
@@ -220,6 +223,7 @@ async function continueRun(runId: string, runDir: string, m: ReturnType<typeof M
   if (!po?.profile) throw new UserError(`run ${runId} does not record the options it was planned with (made before --resume existed); it cannot be continued`);
   const opt = { profile: po.profile, studies: po.studies, systems: po.systems, workloads: po.workloads, repetitions: po.repetitions, noSequential: po.no_sequential };
   const plan = planRun(opt);
+  applyPrepareBounds(plan, recordedPrepareBounds(m.config)); // the bounds the run began with
   plan.cells = m.cells as Cell[]; // the manifest's cells, including repetitions the sequential loop added
   setAsideCutShort(runDir, plan.cells);
   const pendingCount = plan.cells.filter(pending).length;

@@ -8,6 +8,7 @@ import { markCells, pending, tail, unavailableReason, verbLog } from "./context.
 import { runCell } from "./cell.ts";
 import type { Cell, CellStatus, PlannedStudy, Visit } from "./plan.ts";
 import { inVisit, plannedList } from "./plan.ts";
+import { prepareTimeoutS } from "./prepare-bound.ts";
 import { treeMemoryMiB } from "./resources.ts";
 import { EXIT_UNAVAILABLE, parseKeyValues, runVerb } from "./verbs.ts";
 
@@ -91,7 +92,7 @@ async function prepareOnce(ctx: RunContext, lc: StudyLifecycle, st: SystemState,
   // The plan reaches the study as arguments and environment, never by reading the run's files:
   // WORKLOADS = this system's still-planned workloads of the study (as install gets them).
   const prepEnv = { ...env, WORKLOADS: plannedList(ctx.plan.cells.filter((c) => ofStudy(c) && pending(c)), "workload") };
-  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: Math.max(600, ps.cellTimeoutS * 4), ...verbLog(ctx, logName) });
+  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: prepareTimeoutS(ps, system), ...verbLog(ctx, logName) });
   if (prep.code !== 0) {
     const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
     markCells(ctx, ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${logName}.err`, prep.code);
