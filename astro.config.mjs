@@ -26,8 +26,6 @@ const base = normaliseBase(process.env.SAMEBOX_BASE);
 const siteDataDir = path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR ?? "site");
 // The build runs in this process: pages read the resolved folder from here (site/src/lib/data.ts).
 process.env.SAMEBOX_RESOLVED_SITE_DIR = siteDataDir;
-// Claims (bench-scripts/studies/<study>/claims.json) are read from the repo, whatever the data folder.
-process.env.SAMEBOX_REPO_ROOT = repoRoot;
 
 // Explore's DuckDB wasm (34 MB) is also written gzip-compressed (~8 MB) next to itself: the page fetches
 // the .gz and inflates it with DecompressionStream, so a host that does not compress .wasm (astro

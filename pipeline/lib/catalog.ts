@@ -89,7 +89,30 @@ export function loadStudy(name: string): StudyDef {
   }
   const rank = (w: WorkloadDef) => (order.includes(w.name) ? order.indexOf(w.name) : order.length);
   workloads.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+  checkSiteFacts(def, workloads, dir, studyFile);
   return { ...def, dir, workloads };
+}
+
+/** The facts the site shows about a study (seed attribution, page order, headline metrics, presets) name what exists. */
+function checkSiteFacts(def: StudyFile, workloads: WorkloadDef[], dir: string, studyFile: string): void {
+  const names = workloads.map((w) => w.name);
+  if (def.seed && !def.seed_attribution) throw new UserError(`${studyFile}: /seed_attribution {source, setup} is needed with /seed: the site names seed ${def.seed} by it`);
+  for (const w of [...(def.display_order ?? []), ...Object.keys(def.headline_metrics ?? {})]) {
+    if (!names.includes(w)) throw new UserError(`${studyFile}: '${w}' (display_order or headline_metrics) is not a workload of study ${def.name}; valid: ${names.join(", ")}`);
+  }
+  const categories = [...new Set(workloads.map((w) => String(w.category ?? "")).filter(Boolean))];
+  for (const c of def.category_order ?? []) {
+    if (!categories.includes(c)) throw new UserError(`${studyFile}: /category_order: '${c}' is no workload's category; valid: ${categories.join(", ")}`);
+  }
+  for (const p of def.presets ?? []) {
+    const file = path.resolve(dir, p.file);
+    if (!file.startsWith(dir + path.sep) || !existsSync(file)) throw new UserError(`${studyFile}: preset '${p.id}': file ${p.file} is not a file in the study's folder`);
+  }
+}
+
+/** A study's presets with their SQL read from its folder (publish carries them to the Explore page). */
+export function studyPresets(def: StudyDef): Array<NonNullable<StudyFile["presets"]>[number] & { sql: string }> {
+  return (def.presets ?? []).map((p) => ({ ...p, sql: readFileSync(path.resolve(def.dir, p.file), "utf8").trimEnd() }));
 }
 
 /** Why SYSTEM cannot run STUDY at all (missing study capability or dialect), or null when it can. */

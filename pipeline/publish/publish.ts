@@ -3,15 +3,15 @@ import { readReport, type Report } from "../parsers/mcp-conformance.ts";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
-import { loadStudy, studyNames, profileNames, loadProfile, loadSystem, systemNames, studyMismatch, workloadMismatch, type Profile, type StudyDef, type SystemDef, type WorkloadDef } from "../lib/catalog.ts";
 import { UserError } from "../lib/errors.ts";
-import { publishedDir, repoRoot, runsDir, siteDir } from "../lib/paths.ts";
+import { publishedDir, runsDir, siteDir, studiesDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
 import { rowsToArrowGz } from "./arrow.ts";
 import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
 import { deadRunnerReason } from "../lib/liveness.ts";
 import type { ResultRecord } from "../lib/records.ts";
-import type { RunManifest, StudyFile } from "../schema/types.ts";
+import type { RunManifest } from "../schema/types.ts";
+import { studiesCatalog } from "./site-catalog.ts";
 import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
 import { interval95, median, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
 
@@ -61,42 +61,6 @@ export function loadAll(): Loaded {
     }
   }
   return { records, manifests, warnings };
-}
-
-// What the site needs of a system (bench-scripts/systems/<s>/system.json): label and chart colour,
-// kind, capabilities (and why one is missing), SQL dialect. Not its notes, port or drivers.
-export type SiteSystem = Pick<SystemDef, "name" | "label" | "kind" | "color" | "capabilities" | "capability_notes" | "sql">;
-export function siteSystems(): SiteSystem[] {
-  return systemNames().map((n) => {
-    const { name, label, kind, color, capabilities, capability_notes, sql } = loadSystem(n);
-    return { name, label, kind, color, capabilities, capability_notes, sql };
-  });
-}
-
-// A study as the site reads it: paths relative to the repository; `systems`, the systems the profiles
-// pick for it (profiles pick systems; the page names those a run did not measure); per workload
-// `systems`, those of every system able to run the study whose capabilities the workload's `requires`
-// has (the page calls a cell of any other system unsupported). Computed from system.json.
-export type SiteWorkload = WorkloadDef & { systems: string[] };
-export type SiteStudy = StudyFile & { dir: string; systems: string[]; workloads: SiteWorkload[] };
-/** studies.json, the catalog the site reads. */
-export interface SiteCatalog { studies: SiteStudy[]; profiles: Profile[]; systems: SiteSystem[] }
-export function siteStudy(def: StudyDef, profiles: Profile[] = profileNames().map((p) => loadProfile(p))): SiteStudy {
-  const { dir, workloads, ...rest } = def;
-  const able = systemNames().map(loadSystem).filter((s) => studyMismatch(s, def) === null);
-  const picked = [...new Set(profiles.flatMap((p) => p.studies[def.name]?.systems ?? []))];
-  return {
-    ...rest,
-    dir: path.relative(repoRoot, dir),
-    systems: picked,
-    workloads: workloads.map(({ file, ...w }) => ({ ...w, file: path.relative(repoRoot, file), systems: able.filter((s) => workloadMismatch(s, { file, ...w }) === null).map((s) => s.name) })),
-  };
-}
-
-function studiesCatalog(): SiteCatalog {
-  const profiles = profileNames().map((p) => loadProfile(p));
-  const studies = studyNames().map((name) => siteStudy(loadStudy(name), profiles));
-  return { studies, profiles, systems: siteSystems() };
 }
 
 // ---- what ran: the exact SQL and command lines a cell executed, as its cell folder keeps them
@@ -376,6 +340,11 @@ export async function publish(): Promise<{ records: number; runs: number; change
   if (writeIfChanged(path.join(site, "src", "generated", "ran.json"), JSON.stringify(ran))) changed.push(path.join("src", "generated", "ran.json"));
   const conformance = JSON.stringify({ reports: collectConformance(manifests, runsDir()) }, null, 1);
   if (writeIfChanged(path.join(site, "src", "generated", "conformance.json"), conformance)) changed.push(path.join("src", "generated", "conformance.json"));
+  // Which conformance scenarios apply and why: written once in the mcp-servers study (also read for mcp-db).
+  const scenarios = path.join(studiesDir, "mcp-servers", "conformance-scenarios.json");
+  const scenariosOut = path.join(site, "src", "generated", "conformance-scenarios.json");
+  if (existsSync(scenarios) && writeIfChanged(scenariosOut, readFileSync(scenarios))) changed.push(path.relative(site, scenariosOut));
+  if (!existsSync(scenarios)) rmSync(scenariosOut, { force: true });
   for (const [rel, content] of ranFiles) if (writeIfChanged(path.join(site, "public", rel), content)) changed.push(path.join("public", rel));
   const parquet = path.join(site, "public", "data", "results.parquet");
   if (changed.includes(path.relative(site, csvFile)) || !existsSync(parquet)) {

@@ -486,7 +486,7 @@ export interface ResultRecord {
 /**
  * samebox study (bench-scripts/studies/<name>/study.json)
  *
- * A study's identity and its documentation. name, title, seed, requires, dialects, description and workload_order are read by the pipeline and the site and are typed here. Every other field is the study's own documentation of its method (data, parameters, outputs, variants, parity, seed flaws, ...) shown on its site page; studies legitimately document different things, so those stay open (additionalProperties true) with only their common shapes typed below.
+ * A study's identity, the facts the site shows about it, and its documentation. name, title, seed, seed_attribution, requires, dialects, description, workload_order, display_order, category_order, headline_metrics and presets are read by the pipeline and the site and are typed here. Every other field is the study's own documentation of its method (data, parameters, outputs, variants, parity, seed flaws, ...) shown on its site page; studies legitimately document different things, so those stay open (additionalProperties true) with only their common shapes typed below.
  */
 export interface StudyFile {
   /**
@@ -498,6 +498,19 @@ export interface StudyFile {
    * the seed it reproduces: its number, optionally _<hash> ("002", "002_e9f50b3a12657a4e"); absent for a study of our own
    */
   seed?: string;
+  /**
+   * who published the seed and on what: the site names the seed by these (the seed texts are kept outside this repository). Needed when seed is set (catalog.ts checks).
+   */
+  seed_attribution?: {
+    /**
+     * the published benchmark, as the site names it
+     */
+    source: string;
+    /**
+     * the hardware and versions it was measured on
+     */
+    setup: string;
+  };
   /**
    * capabilities every system of the study must have (system.json capabilities); profiles pick which of those systems run
    *
@@ -515,6 +528,34 @@ export interface StudyFile {
    * workloads to run first, in this order (e.g. the one that grows the tables last); the rest follow by name. Each must be a workload file of the study
    */
   workload_order?: string[];
+  /**
+   * the order the study's page lists workloads in (e.g. the seed's own order); the rest follow in catalog order. Each must be a workload of the study
+   */
+  display_order?: string[];
+  /**
+   * the order the study's page groups workloads by their category (workload file `category`), e.g. the seed's sections; workloads of other categories follow. Each must be the category of some workload of the study
+   */
+  category_order?: string[];
+  /**
+   * workload -> the metric it is judged by on every page when the run has it (e.g. select_random_points -> qps, as the seed reports it); other workloads take the first of tps, qps, rps, calls_per_s, throughput, time_median they have. Each key must be a workload of the study
+   */
+  headline_metrics?: {
+    [k: string]: string;
+  };
+  /**
+   * the study's preset queries on the Explore page, in this order: each a DuckDB SQL file in the study's folder over table results (one row per record); `(run_id, study, source) IN (SELECT run_id, study, source FROM compared_runs)` keeps the latest measured run of each study and the reader's own
+   */
+  presets?: {
+    /**
+     * unique across every study's presets
+     */
+    id: string;
+    label: string;
+    /**
+     * path of the SQL file relative to the study's folder
+     */
+    file: string;
+  }[];
   /**
    * capabilities a variant needs (variant -> capabilities, e.g. no-cache -> result-cache): on a system without them the cell is planned as skipped, naming the capability, instead of running only to be refused
    */

@@ -106,7 +106,7 @@ export function buildBoard(study: Study, run: RunManifest, records: ResultRecord
   const rows: BoardRow[] = [];
   for (const w of workloads) {
     const available = all.filter((c) => c.workload === w).map((c) => c.metric);
-    const m = metric ?? headlineMetric(w, available);
+    const m = metric ?? headlineMetric(w, available, study.headline_metrics);
     if (!m || !available.includes(m)) continue;
     const picked = pickCells(all.filter((c) => c.workload === w && c.metric === m && Number.isFinite(c.median) && c.median > 0), variants);
     if (picked.size === 0) continue;

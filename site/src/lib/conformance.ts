@@ -3,7 +3,7 @@
 // (failed) per scenario as conformance_<scenario>, plus conformance_passed and conformance_applicable;
 // each failure's message, the suite's version and the spec revisions come from the cell folders through
 // `samebox publish` (src/generated/conformance.json). Which scenarios apply, and why, is written once in
-// bench-scripts/studies/mcp-servers/conformance-scenarios.json, read here from the repository.
+// bench-scripts/studies/mcp-servers/conformance-scenarios.json, which publish copies to src/generated/.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { ResultRecord, RunManifest } from "./data.ts";
@@ -24,15 +24,11 @@ const FAILURE_MEANS: Record<string, string> = {
     "it answers requests carrying a foreign Host/Origin header (HTTP 200 instead of 4xx): a web page the developer visits can use DNS rebinding to reach the server on localhost and call its tools without any credentials — for an MCP server in front of a database, run its queries",
 };
 
-function repoRoot(): string {
-  return process.env.SAMEBOX_REPO_ROOT ?? path.resolve(".");
-}
-
 let docCache: ScenariosDoc | null | undefined;
 /** conformance-scenarios.json of the mcp-servers study (also used by mcp-db), or null when absent. */
 export function scenariosDoc(): ScenariosDoc | null {
   if (docCache !== undefined) return docCache;
-  const file = path.join(repoRoot(), "bench-scripts", "studies", "mcp-servers", "conformance-scenarios.json");
+  const file = path.join(process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site"), "src", "generated", "conformance-scenarios.json");
   if (!existsSync(file)) {
     docCache = null;
     return docCache;

@@ -5,13 +5,13 @@ import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import recordSchema from "../../../pipeline/schema/record.schema.json";
 import type { Profile, ResultRecord, RunManifest } from "../../../pipeline/schema/types.ts";
-import type { SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/publish/publish.ts";
+import type { SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/publish/site-catalog.ts";
 
 // Shapes of the published files: generated from pipeline/schema/*.schema.json (npm run gen-types).
 export type { ResultRecord, RunManifest, Profile };
 export type Source = ResultRecord["source"];
 
-// studies.json as publish writes it (pipeline/publish/publish.ts: the catalog's definitions plus the
+// studies.json as publish writes it (pipeline/publish/site-catalog.ts: the catalog's definitions plus the
 // systems able to run each study and workload, and the systems table).
 export type { SiteCatalog, SiteSystem };
 export type Study = SiteStudy;

@@ -28,12 +28,12 @@ export interface MetricHistory {
 }
 
 /** Every metric of one study × workload over all measured runs; cells keyed `${run_id}|${system}`. */
-export function workloadHistory(study: string, workload: string, runs: RunManifest[], records: ResultRecord[]): MetricHistory[] {
+export function workloadHistory(study: string, workload: string, runs: RunManifest[], records: ResultRecord[], studyHeadlines: Record<string, string> = {}): MetricHistory[] {
   const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === workload);
   const stats = cellStats(rs);
   const ordered = measuredRuns(runs, rs);
   const metrics = [...new Set(stats.map((c) => c.metric))];
-  const head = headlineMetric(workload, metrics);
+  const head = headlineMetric(workload, metrics, studyHeadlines);
   metrics.sort((a, b) => (a === head ? -1 : b === head ? 1 : a.localeCompare(b)));
   return metrics.map((metric) => {
     const ms = stats.filter((c) => c.metric === metric);

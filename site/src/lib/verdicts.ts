@@ -1,53 +1,18 @@
 // "Does it reproduce?": each seed's claims (bench-scripts/studies/<study>/claims.json, format in
-// bench-scripts/studies/CLAIMS.md) beside samebox's measurement of the same comparison, with a verdict
+// bench-scripts/studies/CLAIMS.md, carried by publish into studies.json) beside samebox's measurement of the same comparison, with a verdict
 // from pipeline/lib/verdicts.ts (paired per-repetition log ratios, Student-t interval). Each claim is judged
 // from one run: the newest that measured both of its sides enough times (else the one with the most repetitions); runs
 // and machines are never pooled. Read at build time; analysis pages stay free of JS.
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
 import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimHasWorkload, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeFromRun, pairedRepetitions, regionText, workloadText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
-import claimsSchema from "../../../pipeline/schema/claims.schema.json";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
-// claims.json's shape and schema: pipeline/schema/claims.schema.json and its generated types.
+// claims.json's shape: pipeline/schema/claims.schema.json and its generated types. `samebox publish`
+// checks each study's claims.json against it and carries it into studies.json (study.claims).
 export type { Claim, ClaimSide, ClaimsFile, Verdict };
 export { fmtRatio, regionText, claimRegion, workloadText, VERDICTS };
 /** Below this many paired repetitions a claim has no interval (undecided). */
 export const MIN_REPETITIONS = DEFAULT_JUDGE_OPTIONS.minRepetitions;
-const validateClaims = new Ajv2020({ allErrors: false, strict: false }).compile<ClaimsFile>(claimsSchema);
-
-function repoRoot(): string {
-  // Set by astro.config.mjs; the build runs from the repo root otherwise.
-  return process.env.SAMEBOX_REPO_ROOT ?? path.resolve(".");
-}
-
-export function claimsPath(study: string): string {
-  return path.join(repoRoot(), "bench-scripts", "studies", study, "claims.json");
-}
-
-/** The study's claims, or undefined when the study has no claims.json. A malformed file fails the build naming the file and field. */
-export function loadClaims(study: string): ClaimsFile | undefined {
-  const file = claimsPath(study);
-  if (!existsSync(file)) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new Error(`samebox site: ${file} is not valid JSON (${(e as Error).message})`);
-  }
-  if (!validateClaims(raw)) {
-    const e = validateClaims.errors?.[0];
-    throw new Error(`samebox site: ${file} ${e?.instancePath || "(file)"} ${e?.message}; see bench-scripts/studies/CLAIMS.md for the format`);
-  }
-  const ids = new Set<string>();
-  for (const c of raw.claims) {
-    if (ids.has(c.id)) throw new Error(`samebox site: ${file} claim id "${c.id}" appears twice; ids must be unique within a study`);
-    ids.add(c.id);
-  }
-  return raw;
-}
 
 /** One claim's row: the seed's ratio beside ours, judged from one run. */
 export interface ClaimVerdict extends ClaimJudgement {
@@ -107,7 +72,7 @@ export interface StudyVerdicts {
  * only is never used for that claim. `runs` newest first.
  */
 export function studyVerdicts(study: Study, runs: RunManifest[], records: ResultRecord[]): StudyVerdicts | undefined {
-  const claims = loadClaims(study.name);
+  const claims = study.claims;
   if (!claims) return undefined;
   // Only the study's records of cells whose manifest status is "ok" count (pipeline/lib/verdicts.ts countedRecords).
   const counted = countedRecords(records.filter((r) => r.study === study.name), runs);

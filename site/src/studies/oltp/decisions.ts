@@ -33,7 +33,7 @@ const decisionRules: DecisionRule[] = [
 const ECOSYSTEM_DIALECT = "mysql";
 
 /** studySystems: the systems able to run the study (studies.json), named in the ecosystem row even when not measured. */
-export function decisionTable(stats: CellStat[], fmt: (v: number, unit: string) => string, studySystems: string[]): DecisionRow[] {
+export function decisionTable(stats: CellStat[], fmt: (v: number, unit: string) => string, studySystems: string[], studyHeadlines: Record<string, string> = {}): DecisionRow[] {
   const rows: DecisionRow[] = decisionRules.map((rule) => {
     const basis = `${rule.workload === "*" ? "all workloads" : rule.workload}: median ${metricLabel(rule.metric)}`;
     const rk = rule.workload === "*" ? rank(pooledBySystem(stats, rule.metric).map((c) => ({ ...c, workload: "*" })), "*", rule.metric) : rank(stats, rule.workload, rule.metric);
@@ -46,12 +46,12 @@ export function decisionTable(stats: CellStat[], fmt: (v: number, unit: string) 
     if (rk.overlap) why += rk.noiseBasis === "interval" ? "; the 95 % intervals overlap, so the lead is within noise" : "; ranges overlap (fewer than 2 repetitions, no interval), so the lead is within run-to-run noise";
     return { useCase: rule.useCase, workload: rule.workload, metric: rule.metric, runnerUp: rest[0]?.system, basis, pick: best.system, why, clear: rest.length > 0 && !rk.overlap };
   });
-  rows.push(ecosystemRow(stats, ECOSYSTEM_DIALECT, studySystems));
+  rows.push(ecosystemRow(stats, ECOSYSTEM_DIALECT, studySystems, studyHeadlines));
   return rows;
 }
 
 /** Among the measured systems of one SQL dialect (system.json sql.dialect): which wins most workloads on their headline metric. */
-function ecosystemRow(stats: CellStat[], dialect: string, studySystems: string[]): DecisionRow {
+function ecosystemRow(stats: CellStat[], dialect: string, studySystems: string[], studyHeadlines: Record<string, string>): DecisionRow {
   const systems = [...new Set(stats.map((c) => c.system))].filter((s) => systemOf(s)?.sql?.dialect === dialect).sort();
   const labels = [...new Set([...studySystems, ...systems])].filter((s) => systemOf(s)?.sql?.dialect === dialect).sort().map(systemLabel);
   const useCase = `Existing ${dialect === "mysql" ? "MySQL" : dialect} ecosystem (${labels.length ? labels.join(" or ") : `systems of the ${dialect} dialect`})`;
@@ -63,7 +63,7 @@ function ecosystemRow(stats: CellStat[], dialect: string, studySystems: string[]
   const wins = new Map(systems.map((s) => [s, 0]));
   let compared = 0;
   for (const w of new Set(stats.map((c) => c.workload))) {
-    const hm = headlineMetric(w, stats.filter((c) => c.workload === w).map((c) => c.metric));
+    const hm = headlineMetric(w, stats.filter((c) => c.workload === w).map((c) => c.metric), studyHeadlines);
     if (!hm) continue;
     const contenders = stats.filter((c) => c.workload === w && c.metric === hm && systems.includes(c.system));
     if (contenders.length !== systems.length) continue; // compare only where every one of them ran
