@@ -60,10 +60,12 @@ def box(tmp_path):
     shutil.copytree(TERRAFORM.parent / "pipeline" / "profiles", repo / "pipeline" / "profiles")
     shutil.copy(TERRAFORM / "scripts" / "shard_profile.py", repo / "terraform" / "scripts" / "shard_profile.py")
     shutil.copytree(TERRAFORM.parent / "bench-scripts" / "studies" / "oltp" / "workloads", repo / "bench-scripts" / "studies" / "oltp" / "workloads")
-    # the valid systems are the checkout's system folders (validate_inputs.system_names): their system.json is enough
-    for system_json in (TERRAFORM.parent / "bench-scripts" / "systems").glob("*/system.json"):
-        (repo / "bench-scripts" / "systems" / system_json.parent.name).mkdir(parents=True)
-        shutil.copy(system_json, repo / "bench-scripts" / "systems" / system_json.parent.name / "system.json")
+    # the valid studies and systems are the checkout's folders (validate_inputs.study_names, system_names):
+    # their study.json / system.json is enough
+    for kind, marker in (("studies", "study.json"), ("systems", "system.json")):
+        for found in (TERRAFORM.parent / "bench-scripts" / kind).glob(f"*/{marker}"):
+            (repo / "bench-scripts" / kind / found.parent.name).mkdir(parents=True, exist_ok=True)
+            shutil.copy(found, repo / "bench-scripts" / kind / found.parent.name / marker)
     git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
     subprocess.run([*git, "init", "-q", "-b", "main", str(repo)], check=True)
     subprocess.run([*git, "-C", str(repo), "add", "."], check=True)
