@@ -1,9 +1,10 @@
 """samebox's own MCP checks the official suite lacks (issue 22, items 2 and 6), run by suite-conformance.
 
 - invalid-arguments-rejected: for every tool the server lists, a call whose arguments violate the
-  tool's input schema must come back as an error: its first required property given the wrong JSON
-  type (a string property as a number, e.g. user_id 12345; any other type as a string), and the
-  required properties left out. An error is an isError result, a JSON-RPC error or an HTTP 4xx.
+  tool's input schema must come back as an error: one typed property given the wrong JSON type (a
+  string property as a number, e.g. user_id 12345; any other type as a string), and, when the schema
+  requires properties, all of them left out. An error is an isError result, a JSON-RPC error or an
+  HTTP 4xx.
 - unknown-tool-rejected: a call of a tool the server does not list must come back as an error.
 - negotiated protocol revision: initialize with each client revision the studies use (the k6 script's
   2024-11-05, mcp-load's 2025-06-18, the suite SDK's newest 2025-11-25, mcp-load's stateless
@@ -65,16 +66,28 @@ def wrong_type(prop):
     return 12345 if prop.get("type") == "string" else "samebox-not-a-" + str(prop.get("type") or "value")
 
 
+def placeholder(prop):
+    """A value of the declared JSON type (for the other required properties of a wrong-type call)."""
+    return {"string": "samebox", "number": 1, "integer": 1, "boolean": True, "array": [], "object": {}}.get(prop.get("type"), "samebox")
+
+
 def violations(tool):
-    """(label, arguments) pairs that violate TOOL's input schema: [] when it has no required property."""
+    """(label, arguments) pairs that violate TOOL's input schema: one property of a declared type given
+    the wrong type (the first required one, else the first typed one; other required ones filled with
+    values of their type), and, when the schema requires any, the required properties left out."""
     schema = tool.get("inputSchema") or {}
     props = schema.get("properties") or {}
     required = [r for r in (schema.get("required") or []) if r in props]
-    if not required:
-        return []
-    first = required[0]
-    return [(f"{first} as {type(wrong_type(props[first])).__name__}", {first: wrong_type(props[first])}),
-            (f"no {', '.join(required)}", {})]
+    typed = [n for n, p in props.items() if isinstance(p, dict) and isinstance(p.get("type"), str)]
+    target = next((n for n in required if n in typed), typed[0] if typed else None)
+    out = []
+    if target:
+        args = {n: placeholder(props[n]) for n in required if n != target}
+        args[target] = wrong_type(props[target])
+        out.append((f"{target} as {type(args[target]).__name__}", args))
+    if required:
+        out.append((f"no {', '.join(required)}", {}))
+    return out
 
 
 def _result(scenario, started, failures, calls, none_why=None):
@@ -94,7 +107,7 @@ def check_invalid_arguments(chk, session, tools):
             if not rejected:
                 failures.append(f"{tool.get('name')} with {label}: {got}")
     return _result("invalid-arguments-rejected", started, failures, calls,
-                   None if calls else "no listed tool has a required property to violate")
+                   None if calls else "no listed tool declares a typed property to violate")
 
 
 def check_unknown_tool(chk, session):
