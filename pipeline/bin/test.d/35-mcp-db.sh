@@ -120,4 +120,9 @@ err=$(VARIANT=faucet-baseline bash "$study/run" postgresql no_such_workload 2>&1
 [[ "$err" == *"valid: analytical client_ceiling client_ceiling_k6 concurrency_sweep conformance filtered_queries point_reads session_discovery"* ]] && ok "unknown workload names the valid ones" || bad "unknown workload error: $err"
 err=$(VARIANT=nope-baseline bash "$study/run" postgresql point_reads 2>&1 >/dev/null)
 [[ "$err" == *"valid: faucet-baseline"* ]] && ok "unknown server names the valid variants" || bad "unknown server error: $err"
+# MCPDB_VARIANT_WORKLOADS (issue 22: quick runs Toolbox both ways on point_reads on sqlite only).
+err=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=point_reads@" VARIANT=toolboxsafe-indexed bash "$study/run" sqlite point_reads 2>&1 >/dev/null)
+[[ "$err" == *"valid: variant=workload[,workload][@system[,system]]"* ]] && ok "a malformed MCPDB_VARIANT_WORKLOADS names the valid form" || bad "MCPDB_VARIANT_WORKLOADS error: $err"
+out=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=conformance toolboxsafe-indexed=point_reads@postgresql" VARIANT=toolboxsafe-indexed bash "$study/run" sqlite point_reads 2>&1); rc=$?
+[[ $rc -eq 3 && "$out" == *"not on point_reads for sqlite"* ]] && ok "a variant limited to other databases is skipped (exit 3) saying so" || bad "MCPDB_VARIANT_WORKLOADS @system: exit $rc: $out"
 finish

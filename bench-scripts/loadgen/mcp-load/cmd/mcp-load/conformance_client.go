@@ -20,7 +20,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"samebox/bench-scripts/loadgen/mcp-load/internal/loadgen"
@@ -68,6 +70,10 @@ func runConformanceClient(url, protocol string, timeout time.Duration, stdout, s
 		fmt.Fprintf(stderr, "mcp-load: %v\n", err)
 		return 2
 	}
+	if !slices.Contains(mcpclient.Protocols, protocol) {
+		fmt.Fprintf(stderr, "mcp-load: --protocol %q: valid: %s\n", protocol, strings.Join(mcpclient.Protocols, ", "))
+		return 2
+	}
 	cfg := &mcpclient.Config{
 		Endpoint: url, Protocol: protocol, HTTPClient: mcpclient.NewHTTPClient(1), Timeout: timeout,
 		ClientInfo: mcpclient.Implementation{Name: "mcp-load", Version: loadgen.Version},
@@ -85,7 +91,8 @@ func runConformanceClient(url, protocol string, timeout time.Duration, stdout, s
 		return true
 	}
 	fmt.Fprintf(stdout, "mcp-load %s conformance client, scenario %q, protocol %s, server %s\n", loadgen.Version, os.Getenv("MCP_CONFORMANCE_SCENARIO"), protocol, url)
-	if !step("initialize (negotiated "+s.NegotiatedProtocol()+")", s.Initialize(ctx)) {
+	ierr := s.Initialize(ctx)
+	if !step("initialize (negotiated "+s.NegotiatedProtocol()+")", ierr) {
 		return 1
 	}
 	resp, err := s.Call(ctx, "tools/list", "", json.RawMessage(`{}`))
