@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { systemsDir, studiesDir, profilesDir } from "./paths.ts";
 import { UserError, oneOf } from "./errors.ts";
@@ -107,6 +107,18 @@ function checkSiteFacts(def: StudyFile, workloads: WorkloadDef[], dir: string, s
   for (const p of def.presets ?? []) {
     const file = path.resolve(dir, p.file);
     if (!file.startsWith(dir + path.sep) || !existsSync(file)) throw new UserError(`${studyFile}: preset '${p.id}': file ${p.file} is not a file in the study's folder`);
+  }
+}
+
+// A run keeps the catalogue it ran with: its studies' study.json and claims.json are copied into the run
+// folder (catalogue/<study>/) when it starts, so publish judges an old run's claims as they were then.
+export const CATALOGUE_SNAPSHOT = "catalogue";
+export const SNAPSHOT_FILES = ["study.json", "claims.json"] as const;
+export function snapshotCatalogue(runDir: string, studies: string[]): void {
+  for (const study of studies) {
+    const to = path.join(runDir, CATALOGUE_SNAPSHOT, study);
+    mkdirSync(to, { recursive: true });
+    for (const f of SNAPSHOT_FILES) if (existsSync(path.join(studiesDir, study, f))) copyFileSync(path.join(studiesDir, study, f), path.join(to, f));
   }
 }
 

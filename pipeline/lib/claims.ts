@@ -12,8 +12,7 @@ export function claimsFile(study: string): string {
 }
 
 /** The study's claims, or undefined when it has none. A malformed file is a clear error naming the file and field. */
-export function loadStudyClaims(study: string): ClaimsFile | undefined {
-  const file = claimsFile(study);
+export function loadStudyClaims(study: string, file = claimsFile(study)): ClaimsFile | undefined {
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {

@@ -11,7 +11,7 @@ import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
 import { deadRunnerReason } from "../lib/liveness.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { RunManifest } from "../schema/types.ts";
-import { studiesCatalog } from "./site-catalog.ts";
+import { runCatalogues, studiesCatalog } from "./site-catalog.ts";
 import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
 import { interval95, median, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
 
@@ -332,6 +332,7 @@ export async function publish(): Promise<{ records: number; runs: number; change
     [path.join(site, "src", "generated", "records.json"), JSON.stringify(plain)],
     [path.join(site, "src", "generated", "runs.json"), JSON.stringify(manifests, null, 1)],
     [path.join(site, "src", "generated", "studies.json"), JSON.stringify(studiesCatalog(), null, 1)],
+    [path.join(site, "src", "generated", "catalogues.json"), JSON.stringify(runCatalogues(manifests, runsDir()))],
   ];
   const changed: string[] = [];
   for (const [file, content] of outputs) if (writeIfChanged(file, content)) changed.push(path.relative(site, file));

@@ -1,11 +1,12 @@
 // studies.json, the catalogue the site reads: every study's folder as the site needs it (its study.json,
 // workloads, claims and preset queries), the profiles and the systems table. The site reads nothing
 // from bench-scripts/ itself: what it shows about a study comes through here, checked by the catalog.
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { loadProfile, loadStudy, loadSystem, profileNames, studyMismatch, studyNames, studyPresets, systemNames, workloadMismatch, type Profile, type StudyDef, type SystemDef, type WorkloadDef } from "../lib/catalog.ts";
+import { CATALOGUE_SNAPSHOT, loadProfile, loadStudy, loadSystem, profileNames, studyMismatch, studyNames, studyPresets, systemNames, workloadMismatch, type Profile, type StudyDef, type SystemDef, type WorkloadDef } from "../lib/catalog.ts";
 import { loadStudyClaims } from "../lib/claims.ts";
 import { repoRoot } from "../lib/paths.ts";
-import type { ClaimsFile, StudyFile } from "../schema/types.ts";
+import type { ClaimsFile, RunManifest, StudyFile } from "../schema/types.ts";
 
 // What the site needs of a system (bench-scripts/systems/<s>/system.json): label and chart colour,
 // kind, capabilities (and why one is missing), SQL dialect. Not its notes, port or drivers.
@@ -56,4 +57,23 @@ export function studiesCatalog(): SiteCatalog {
     ids.add(p.preset.id);
   }
   return { studies, profiles, systems: siteSystems() };
+}
+
+// catalogues.json: per run and study, the claims the run ran with: the copy the runner kept in the run
+// folder (catalogue/<study>/claims.json, pipeline/lib/catalog.ts snapshotCatalogue); a run from before
+// snapshots gets the study folder's at publish time, and says so (from).
+export interface RunStudyCatalogue { from: "run" | "study folder"; claims?: ClaimsFile }
+export type RunCatalogues = Record<string, Record<string, RunStudyCatalogue>>;
+export function runCatalogues(manifests: Array<Pick<RunManifest, "run_id" | "cells">>, runs: string): RunCatalogues {
+  const out: RunCatalogues = {};
+  for (const m of manifests) {
+    out[m.run_id] = {};
+    for (const study of [...new Set(m.cells.map((c) => c.study))].sort()) {
+      const kept = path.join(runs, m.run_id, CATALOGUE_SNAPSHOT, study);
+      const ran = existsSync(kept);
+      const claims = ran ? loadStudyClaims(study, path.join(kept, "claims.json")) : studyNames().includes(study) ? loadStudyClaims(study) : undefined;
+      out[m.run_id][study] = { from: ran ? "run" : "study folder", ...(claims ? { claims } : {}) };
+    }
+  }
+  return out;
 }

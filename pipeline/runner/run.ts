@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { snapshotCatalogue } from "../lib/catalog.ts";
 import { UserError } from "../lib/errors.ts";
 import { prepareBounds } from "../lib/estimate.ts";
 import { repoRoot, runsDir } from "../lib/paths.ts";
@@ -179,6 +180,7 @@ async function startRun(plan: Plan, runId: string, runDir: string, seed: number,
   mkdirSync(runsDir(), { recursive: true });
   mkdirSync(runDir); // not recursive: fails if it exists, so a run folder is never written twice
   ensureRunFolders(runDir);
+  snapshotCatalogue(runDir, Object.keys(plan.studies));
   const manifest = await newManifest(plan, runId, opts, mode, seed);
   if (manifest.noise_guard && beforeRun) manifest.noise_guard.before_run = beforeRun;
   const writer = new ManifestWriter(runDir, manifest);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import recordSchema from "../../../pipeline/schema/record.schema.json";
 import type { Profile, ResultRecord, RunManifest } from "../../../pipeline/schema/types.ts";
-import type { SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/publish/site-catalog.ts";
+import type { RunCatalogues, SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/publish/site-catalog.ts";
 
 // Shapes of the published files: generated from pipeline/schema/*.schema.json (npm run gen-types).
 export type { ResultRecord, RunManifest, Profile };
@@ -73,4 +73,11 @@ export function loadSiteData() {
     profiles,
   };
   return cache;
+}
+
+let catalogues: RunCatalogues | undefined;
+/** catalogues.json: per run and study, the claims the run ran with; {} when publish did not write it (older data, the fixture). */
+export function runCatalogues(): RunCatalogues {
+  if (!catalogues) catalogues = existsSync(path.join(siteDir(), "src", "generated", "catalogues.json")) ? (readGenerated("catalogues.json") as RunCatalogues) : {};
+  return catalogues;
 }

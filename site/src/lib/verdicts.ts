@@ -3,7 +3,7 @@
 // from pipeline/lib/verdicts.ts (paired per-repetition log ratios, Student-t interval). Each claim is judged
 // from one run: the newest that measured both of its sides enough times (else the one with the most repetitions); runs
 // and machines are never pooled. Read at build time; analysis pages stay free of JS.
-import type { ResultRecord, RunManifest, Study } from "./data.ts";
+import { runCatalogues, type ResultRecord, type RunManifest, type Study } from "./data.ts";
 import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimHasWorkload, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeFromRun, pairedRepetitions, regionText, workloadText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
@@ -13,6 +13,11 @@ export type { Claim, ClaimSide, ClaimsFile, Verdict };
 export { fmtRatio, regionText, claimRegion, workloadText, VERDICTS };
 /** Below this many paired repetitions a claim has no interval (undecided). */
 export const MIN_REPETITIONS = DEFAULT_JUDGE_OPTIONS.minRepetitions;
+
+/** The claim as RUN ran it (the claims.json publish kept for that run, same id), else as the study has it now. */
+function claimAsRun(claim: Claim, run: RunManifest, study: string): Claim {
+  return runCatalogues()[run.run_id]?.[study]?.claims?.claims.find((c) => c.id === claim.id) ?? claim;
+}
 
 /** One claim's row: the seed's ratio beside ours, judged from one run. */
 export interface ClaimVerdict extends ClaimJudgement {
@@ -77,12 +82,14 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
   // Only the study's records of cells whose manifest status is "ok" count (pipeline/lib/verdicts.ts countedRecords).
   const counted = countedRecords(records.filter((r) => r.study === study.name), runs);
   const minRepetitions = MIN_REPETITIONS;
-  const rows = claims.claims.map((claim): ClaimVerdict => {
+  const rows = claims.claims.map((current): ClaimVerdict => {
+    // a scale-dependent size is judged only from runs at the seed's scale (claims.json `scale`)
+    const atScale = current.scale ? runs.filter((m) => !scaleShortfall(current, studyEnvOf(m, study.name))) : runs;
+    const chosen = chooseRun(current, atScale, counted);
+    // Judged as the chosen run ran it: a claim edited since keeps, for an older run, the figures it was run against.
+    const claim = chosen ? claimAsRun(current, chosen.run, study.name) : current;
     const publishedRatio = claim.published.ratio ?? orientedRatio(claim.published.a!, claim.published.b!, claim.better);
     const region = regionText(claim);
-    // a scale-dependent size is judged only from runs at the seed's scale (claims.json `scale`)
-    const atScale = claim.scale ? runs.filter((m) => !scaleShortfall(claim, studyEnvOf(m, study.name))) : runs;
-    const chosen = chooseRun(claim, atScale, counted);
     const small = !chosen && claim.scale ? chooseRun(claim, runs, counted) : undefined;
     if (small) {
       const j = judgeClaim(claim, small.samples, { minRepetitions: 1 });
