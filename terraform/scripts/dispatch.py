@@ -13,7 +13,9 @@ every launch and every collect is decided here from that record, S3 and EC2:
     (quota_check.py), so a launch never fails on AWS's side and no share silently goes missing;
   * a launched share is final once it has its done marker, its instance is gone, it never wrote
     started.json within --started-within-minutes (15) of its launch (reported failed: "never started"),
-    or it is past its expiry; a dispatch whose shares are all final (or cancelled) is ready.
+    or it is past its expiry, or it went **silent**: started, but no heartbeat (progress.json, rewritten
+    with every periodic sync, 5 min apart) for --silent-after-minutes (60) while its instance still runs
+    (a hung box is not paid for until its limit); a dispatch whose shares are all final (or cancelled) is ready.
 Subcommands: record, tick, launched, show, close, cancel. Exit 2 on bad input, naming what is valid.
 """
 from __future__ import annotations
@@ -33,7 +35,13 @@ ROOT = "runs/dispatches/"
 DISPATCH = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$")
 LIVE_STATES = ["pending", "running", "shutting-down", "stopping", "stopped"]
 GONE_STATES = {"terminated", "shutting-down"}
-FINAL = {"done", "gone", "never started", "expired", "cancelled", "launch failed"}
+FINAL = {"done", "gone", "never started", "expired", "silent", "cancelled", "launch failed"}
+# Found final by a tick while the instance still runs: terminated at once (settle).
+TERMINATED_WHEN_FOUND = {"never started", "expired", "silent"}
+# A started box rewrites progress.json every upload interval (300 s) after syncs bounded at 600 + 300 s
+# (run-on-box.sh start_uploader), so heartbeats are at most ~20 min apart; after the last one the final
+# upload (within the 15 min upload margin) may still run. 60 min of silence is none of those.
+SILENT_AFTER = timedelta(minutes=60)
 
 
 class InputError(ValueError):
@@ -90,7 +98,21 @@ def live_instances(ec2, project: str) -> list[dict]:
     return found
 
 
-def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: timedelta, cancelled: bool) -> str:
+def last_heartbeat(s3, bucket: str, prefix: str) -> datetime | None:
+    """The newest `at` of the box's started.json and progress.json (None: neither carries one)."""
+    times = []
+    for marker in ("started.json", "progress.json"):
+        at = (get_json(s3, bucket, prefix + marker) or {}).get("at")
+        if isinstance(at, str):
+            try:
+                times.append(parse_time(at))
+            except ValueError:
+                pass
+    return max(times, default=None)
+
+
+def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: timedelta, cancelled: bool,
+                 silent_after: timedelta = SILENT_AFTER) -> str:
     if launched is None:
         return "cancelled" if cancelled else "queued"
     if launched.get("failed"):
@@ -110,17 +132,20 @@ def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: 
         return "gone"
     if now >= parse_time(launched["expires_at"]):
         return "expired"
+    heartbeat = last_heartbeat(s3, bucket, prefix)
+    if heartbeat is not None and now - heartbeat >= silent_after:
+        return "silent"
     return "cancelled" if cancelled else "running"
 
 
 def settle(s3, ec2, bucket: str, view: dict) -> tuple[list[str], list[dict]]:
-    """A share found never started or expired is terminated now (not when its dispatch closes: a stuck
-    box costs until then) and its verdict stored in its launch record, so later ticks report the same."""
+    """A share found never started, expired or silent is terminated now (not when its dispatch closes: a
+    stuck box costs until then) and its verdict stored in its launch record, so later ticks report the same."""
     terminated, settled = [], []
     for share in view["shares"]:
         launched = share.get("launched") or {}
-        if share["status"] in ("never started", "expired", "gone") and not launched.get("verdict"):
-            if share["status"] != "gone" and launched.get("instance_id"):
+        if share["status"] in TERMINATED_WHEN_FOUND | {"gone"} and not launched.get("verdict"):
+            if share["status"] in TERMINATED_WHEN_FOUND and launched.get("instance_id"):
                 ec2.terminate_instances(InstanceIds=[launched["instance_id"]])
                 terminated.append(launched["instance_id"])
             put_json(s3, bucket, f"{ROOT}{view['dispatch']}/{share['run_id']}.json", {**launched, "verdict": share["status"]})
@@ -128,7 +153,8 @@ def settle(s3, ec2, bucket: str, view: dict) -> tuple[list[str], list[dict]]:
     return terminated, settled
 
 
-def dispatch_view(s3, ec2, bucket: str, dispatch: str, now: datetime, started_within: timedelta) -> dict:
+def dispatch_view(s3, ec2, bucket: str, dispatch: str, now: datetime, started_within: timedelta,
+                  silent_after: timedelta = SILENT_AFTER) -> dict:
     plan = get_json(s3, bucket, f"{ROOT}{dispatch}/plan.json")
     if plan is None:
         raise InputError(f"dispatch {dispatch!r} has no s3://{bucket}/{ROOT}{dispatch}/plan.json")
@@ -137,17 +163,18 @@ def dispatch_view(s3, ec2, bucket: str, dispatch: str, now: datetime, started_wi
     shares = []
     for entry in plan["matrix"]:
         launched = get_json(s3, bucket, f"{ROOT}{dispatch}/{entry['run_id']}.json")
-        status = share_status(s3, ec2, launched, now, started_within, cancelled)
+        status = share_status(s3, ec2, launched, now, started_within, cancelled, silent_after)
         shares.append({**entry, "status": status, **({"launched": launched} if launched else {})})
     return {**plan, "shares": shares, "closed": closed.get("state"),
             "ready": all(s["status"] in FINAL for s in shares)}
 
 
 def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: str = "samebox",
-         started_within: timedelta = timedelta(minutes=15), only: str | None = None) -> dict:
+         started_within: timedelta = timedelta(minutes=15), only: str | None = None,
+         silent_after: timedelta = SILENT_AFTER) -> dict:
     """What to launch now (oldest dispatch first, matrix order) and which dispatches are ready."""
     dispatches = [only] if only else open_dispatches(s3, bucket)
-    views = [dispatch_view(s3, ec2, bucket, d, now, started_within) for d in dispatches]
+    views = [dispatch_view(s3, ec2, bucket, d, now, started_within, silent_after) for d in dispatches]
     outcomes = [settle(s3, ec2, bucket, v) for v in views]
     terminated = [i for ids, _ in outcomes for i in ids]
     settled = [s for _, found in outcomes for s in found]
@@ -229,6 +256,8 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
     tic.add_argument("--max-boxes", required=True, help="SAMEBOX_MAX_BOXES: instances alive at once")
     tic.add_argument("--dispatch", help="only this dispatch")
     tic.add_argument("--started-within-minutes", type=float, default=15)
+    tic.add_argument("--silent-after-minutes", type=float, default=SILENT_AFTER.total_seconds() / 60,
+                     help="a started box without a heartbeat this long is hung: terminated")
     tic.add_argument("--github-output")
     lau = sub.add_parser("launched", help="record one share's launch (or its failure)")
     lau.add_argument("--dispatch", required=True)
@@ -263,10 +292,14 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
                                                                "recorded_at": stamp(now)})
         elif args.command == "tick":
             quotas = quotas or boto3.client("service-quotas", region_name=args.region)
+            if args.silent_after_minutes < 20:
+                raise InputError(f"--silent-after-minutes {args.silent_after_minutes:g}: at least 20 (a box's heartbeats may be 20 min apart)")
             result = tick(s3, ec2, quotas, bucket, max_boxes_of(args.max_boxes), now,
-                          started_within=timedelta(minutes=args.started_within_minutes), only=args.dispatch)
+                          started_within=timedelta(minutes=args.started_within_minutes), only=args.dispatch,
+                          silent_after=timedelta(minutes=args.silent_after_minutes))
             why = {"never started": f"no started.json {args.started_within_minutes:g} min after its launch: terminated",
-                   "expired": "past its expiry without a done marker: terminated", "gone": "its instance ended without a done marker"}
+                   "expired": "past its expiry without a done marker: terminated", "gone": "its instance ended without a done marker",
+                   "silent": f"started, then no heartbeat for {args.silent_after_minutes:g} min while its instance ran: hung, terminated"}
             for share in result["settled"]:  # reported once, when first found (the verdict is kept in its record)
                 print(f"::error::{share['run_id']}: {share['status']} ({why[share['status']]})")
             if result["waiting"] and result["launch"] == [] and any(s["status"] == "queued" for s in result["shares"]):

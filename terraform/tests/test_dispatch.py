@@ -197,3 +197,45 @@ def test_the_tick_reports_a_box_that_never_started_as_an_error_once(ec2, s3, buc
     assert dispatch.main(argv, s3=s3, ec2=ec2, quotas=Quotas(48)) == 0
     second = capsys.readouterr().out
     assert "::error::" not in second and json.loads(second)["ready"] == [name]
+
+
+def heartbeat(s3, prefix, marker, at):
+    """What run-on-box.sh heartbeat() uploads: started.json / progress.json with the box's clock in `at`."""
+    bucket, key = dispatch.split_uri(prefix)
+    s3.put_object(Bucket=bucket, Key=key + marker, Body=json.dumps({"marker": marker[:-5], "at": dispatch.stamp(at), "cell_folders": 3}).encode())
+
+
+def test_a_started_box_without_a_heartbeat_for_an_hour_is_silent_and_terminated(ec2, s3, bucket, capsys):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 2)
+    entries = matrix(name, 2)
+    # both launched 80 min ago (expiry at launch + 90 min: not reached), started 5 min later
+    hung, hung_prefix = boot(ec2, s3, bucket, entries[0], launched_at=NOW - timedelta(minutes=80))
+    busy, busy_prefix = boot(ec2, s3, bucket, entries[1], launched_at=NOW - timedelta(minutes=80))
+    for prefix in (hung_prefix, busy_prefix):
+        heartbeat(s3, prefix, "started.json", NOW - timedelta(minutes=75))
+    heartbeat(s3, hung_prefix, "progress.json", NOW - timedelta(minutes=61))
+    # the busy box's last heartbeat is 20 min old: the longest legitimate gap (a sync of a large folder)
+    heartbeat(s3, busy_prefix, "progress.json", NOW - timedelta(minutes=20))
+    result = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW, only=name)
+    assert [s["status"] for s in result["shares"]] == ["silent", "running"]
+    assert result["terminated"] == [hung] and result["ready"] == []
+    states = {i["InstanceId"]: i["State"]["Name"] for r in ec2.describe_instances(InstanceIds=[hung, busy])["Reservations"] for i in r["Instances"]}
+    assert states[hung] in ("shutting-down", "terminated") and states[busy] == "running"
+    # the verdict is kept (a later tick finds the instance gone and still says silent); the other box finishes
+    bucket_r, key_r = dispatch.split_uri(busy_prefix)
+    s3.put_object(Bucket=bucket_r, Key=key_r + "done.json", Body=b'{"status": "ok"}')
+    later = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW + timedelta(minutes=10), only=name)
+    assert [s["status"] for s in later["shares"]] == ["silent", "done"] and later["ready"] == [name]
+
+
+def test_started_json_alone_counts_as_the_heartbeat_and_a_short_silence_is_refused(ec2, s3, bucket, capsys):
+    name = "20300101T120000Z-smoke-c6a-4xlarge"
+    record(s3, bucket, name, 1)
+    _, prefix = boot(ec2, s3, bucket, matrix(name, 1)[0], launched_at=NOW - timedelta(minutes=85))  # expires at NOW + 5 min
+    heartbeat(s3, prefix, "started.json", NOW - timedelta(minutes=59))
+    assert dispatch.dispatch_view(s3, ec2, bucket, name, NOW, timedelta(minutes=15))["shares"][0]["status"] == "running"
+    assert dispatch.dispatch_view(s3, ec2, bucket, name, NOW + timedelta(minutes=1), timedelta(minutes=15))["shares"][0]["status"] == "silent"
+    argv = ["--region", REGION, "--state-bucket", bucket, "tick", "--max-boxes", "3", "--silent-after-minutes", "5"]
+    assert dispatch.main(argv, s3=s3, ec2=ec2, quotas=Quotas(48)) == 2
+    assert "--silent-after-minutes 5: at least 20" in capsys.readouterr().err
