@@ -205,8 +205,9 @@ heartbeat() { # <started|progress>: a small marker collect reads to tell a box t
   [[ -n "$results_dest" ]] || return 0
   local cells=0
   [[ -d "$run_dir/cells" ]] && cells=$(find "$run_dir/cells" -mindepth 1 -maxdepth 1 -type d | wc -l)
-  printf '{"run_id": "%s", "marker": "%s", "started_at": "%s", "at": "%s", "cell_folders": %d}\n' \
-    "$run_id" "$1" "$started_at" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$cells" > "$status_dir/$1.json"
+  # upload_interval_s: how often progress.json comes (0: never), so collect knows what silence means
+  printf '{"run_id": "%s", "marker": "%s", "started_at": "%s", "at": "%s", "cell_folders": %d, "upload_interval_s": %d}\n' \
+    "$run_id" "$1" "$started_at" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$cells" "$upload_interval" > "$status_dir/$1.json"
   timeout --kill-after=10 120 bash -c "$(declare -f upload upload_once); upload \"\$@\"" _ "$status_dir/$1.json" "${results_dest}$1.json" \
     >>"$status_dir/upload.log" 2>&1 || log "could not upload the $1 marker (see logs/upload.log)"
 }

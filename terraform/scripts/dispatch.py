@@ -98,17 +98,22 @@ def live_instances(ec2, project: str) -> list[dict]:
     return found
 
 
-def last_heartbeat(s3, bucket: str, prefix: str) -> datetime | None:
-    """The newest `at` of the box's started.json and progress.json (None: neither carries one)."""
-    times = []
+def silence(s3, bucket: str, prefix: str, now: datetime, silent_after: timedelta) -> bool:
+    """Whether a started box's newest heartbeat (`at` of started.json, progress.json) is older than
+    silent_after, or 3 of its upload intervals when longer; a box that uploads only at the end
+    (upload_interval_s 0) writes no progress.json and is never silent."""
+    times, interval = [], None
     for marker in ("started.json", "progress.json"):
-        at = (get_json(s3, bucket, prefix + marker) or {}).get("at")
-        if isinstance(at, str):
-            try:
-                times.append(parse_time(at))
-            except ValueError:
-                pass
-    return max(times, default=None)
+        beat = get_json(s3, bucket, prefix + marker) or {}
+        if isinstance(beat.get("upload_interval_s"), int):
+            interval = beat["upload_interval_s"]
+        try:
+            times.append(parse_time(beat["at"]))
+        except (KeyError, TypeError, ValueError):
+            pass
+    if not times or interval == 0:
+        return False
+    return now - max(times) >= max(silent_after, timedelta(seconds=3 * (interval or 0)))
 
 
 def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: timedelta, cancelled: bool,
@@ -132,8 +137,7 @@ def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: 
         return "gone"
     if now >= parse_time(launched["expires_at"]):
         return "expired"
-    heartbeat = last_heartbeat(s3, bucket, prefix)
-    if heartbeat is not None and now - heartbeat >= silent_after:
+    if silence(s3, bucket, prefix, now, silent_after):
         return "silent"
     return "cancelled" if cancelled else "running"
 

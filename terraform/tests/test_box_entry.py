@@ -354,6 +354,7 @@ def test_heartbeat_started_before_the_suite_and_progress_while_it_runs(box):
     assert started < next(i for i, line in enumerate(lines) if line.startswith("main ")), "started goes up before the suite"
     marker = json.loads((box.uploaded / "started.json").read_text())
     assert marker["run_id"] == RUN_ID and marker["marker"] == "started"
+    assert marker["upload_interval_s"] == 1, "collect reads silence against the upload interval"
     assert json.loads(progress.read_text())["cell_folders"] >= 2, "progress counts the cells the suite has begun"
 
 

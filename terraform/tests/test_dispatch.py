@@ -239,3 +239,21 @@ def test_started_json_alone_counts_as_the_heartbeat_and_a_short_silence_is_refus
     argv = ["--region", REGION, "--state-bucket", bucket, "tick", "--max-boxes", "3", "--silent-after-minutes", "5"]
     assert dispatch.main(argv, s3=s3, ec2=ec2, quotas=Quotas(48)) == 2
     assert "--silent-after-minutes 5: at least 20" in capsys.readouterr().err
+
+
+def test_silence_is_measured_against_the_box_upload_interval(ec2, s3, bucket):
+    """A box launched with a long upload interval (terraform/run allows up to 3600 s) beats that rarely;
+    one that uploads only at the end (0) writes no progress.json and is never silent."""
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 2)
+    entries = matrix(name, 2)
+    _, hourly = boot(ec2, s3, bucket, entries[0], launched_at=NOW - timedelta(minutes=85))
+    _, at_end = boot(ec2, s3, bucket, entries[1], launched_at=NOW - timedelta(minutes=85))
+    for prefix, interval in ((hourly, 1800), (at_end, 0)):
+        bucket_r, key_r = dispatch.split_uri(prefix)
+        s3.put_object(Bucket=bucket_r, Key=key_r + "started.json", Body=json.dumps(
+            {"marker": "started", "at": dispatch.stamp(NOW - timedelta(minutes=80)), "upload_interval_s": interval}).encode())
+    view = dispatch.dispatch_view(s3, ec2, bucket, name, NOW, timedelta(minutes=15))
+    assert [s["status"] for s in view["shares"]] == ["running", "running"], "80 min < 3 x 30 min; interval 0: never silent"
+    assert dispatch.silence(s3, "results-d", dispatch.split_uri(hourly)[1], NOW + timedelta(minutes=10), dispatch.SILENT_AFTER)
+    assert not dispatch.silence(s3, "results-d", dispatch.split_uri(at_end)[1], NOW + timedelta(hours=5), dispatch.SILENT_AFTER)
