@@ -3,7 +3,7 @@ import path from "node:path";
 import { systemsDir, studiesDir, profilesDir } from "./paths.ts";
 import { UserError, oneOf } from "./errors.ts";
 import { assertValid, validateProfile, validateStudy, validateSystem, validateWorkload } from "./schema.ts";
-import type { Profile, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
+import type { Capability, Profile, SitePreset, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
 
 // What exists is what is on disk: a system is a folder in bench-scripts/systems, a study a folder in
 // bench-scripts/studies, a workload a JSON file in its workloads/, a profile a JSON file in pipeline/profiles.
@@ -12,7 +12,7 @@ import type { Profile, StudyFile, SystemFile, WorkloadFile } from "../schema/typ
 // pipeline/schema/*.schema.json (npm run gen-types), the contract checked on every load below; the
 // loaded definitions add where they were read (dir/file) and a study its workloads.
 export type { Profile };
-export type Capability = SystemFile["capabilities"][number];
+export type { Capability };
 export type SystemDef = SystemFile & { dir: string };
 export type WorkloadDef = WorkloadFile & { file: string };
 export type StudyDef = StudyFile & { dir: string; workloads: WorkloadDef[] };
@@ -123,7 +123,7 @@ export function snapshotCatalogue(runDir: string, studies: string[]): void {
 }
 
 /** A study's presets with their SQL read from its folder (publish carries them to the Explore page). */
-export function studyPresets(def: StudyDef): Array<NonNullable<StudyFile["presets"]>[number] & { sql: string }> {
+export function studyPresets(def: StudyDef): SitePreset[] {
   return (def.presets ?? []).map((p) => ({ ...p, sql: readFileSync(path.resolve(def.dir, p.file), "utf8").trimEnd() }));
 }
 

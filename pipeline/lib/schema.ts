@@ -4,12 +4,14 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { schemaDir } from "./paths.ts";
 import { UserError } from "./errors.ts";
-import type { ClaimsFile, Profile, ResultRecord, RunManifest, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
+import type { ClaimsFile, Profile, Ran, ResultRecord, RunCatalogues, RunManifest, SiteCatalog, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
 
 // One set of JSON Schemas, used by the pipeline when it writes and by publish/validate when it reads
 // (the site reads only what publish validated).
 // verbose: errors carry the offending value and their schema, so a message can say what was given and what is valid.
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+// The enumerations several schemas share (capability, dialect), referenced as defs.schema.json#/$defs/<name>.
+ajv.addSchema(JSON.parse(readFileSync(path.join(schemaDir, "defs.schema.json"), "utf8")));
 
 // Each validator is a type guard for the type generated from its schema (pipeline/schema/types.ts).
 function load<T>(name: string): ValidateFunction<T> {
@@ -29,6 +31,10 @@ export const validateStudy = load<StudyFile>("study.schema.json");
 export const validateSystem = load<SystemFile>("system.schema.json");
 export const validateWorkload = load<WorkloadFile>("workload.schema.json");
 export const validateClaims = load<ClaimsFile>("claims.schema.json");
+// The site's data contract: what publish writes into site/src/generated (after the schemas they refer to).
+export const validateSiteCatalog = load<SiteCatalog>("site-catalog.schema.json");
+export const validateRan = load<Ran>("ran.schema.json");
+export const validateRunCatalogues = load<RunCatalogues>("run-catalogues.schema.json");
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])

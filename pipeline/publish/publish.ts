@@ -10,9 +10,10 @@ import { rowsToArrowGz } from "./arrow.ts";
 import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
 import { deadRunnerReason } from "../lib/liveness.ts";
 import type { ResultRecord } from "../lib/records.ts";
-import type { RunManifest } from "../schema/types.ts";
+import type { Ran, RanCell, RanText, RunManifest } from "../schema/types.ts";
+import { RAN_FILES } from "../lib/ran-files.ts";
 import { runCatalogues, studiesCatalog } from "./site-catalog.ts";
-import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
+import { assertValid, describeErrors, recordColumns, validateManifest, validateRan } from "../lib/schema.ts";
 import { interval95, median, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
 
 // data/ → the site's data files. Reads everything, validates it with the same schemas the pipeline
@@ -67,11 +68,9 @@ export function loadAll(): Loaded {
 // (bench-scripts/studies/<st>/README.md names them). The site shows these texts, never a re-rendering.
 // One copy per distinct text: site/public/data/ran/<sha256>.<ext> in full, and in ran.json its first
 // RAN_HEAD_CAP bytes (cut at a line end) for the page, with each cell naming its texts by hash.
-export const RAN_FILES = ["command.txt", "sql/setup.sql", "sql/batch.sql", "sql/check.sql", "sql/meta.json", "args.json"] as const;
+// Shapes: pipeline/schema/ran.schema.json (the types generated from it); the file names: RAN_FILES.
+export { RAN_FILES };
 export const RAN_HEAD_CAP = 8 * 1024;
-export interface RanText { bytes: number; head: string; cut: boolean; file: string }
-export interface RanCell { run_id: string; study: string; workload: string; system: string; variant: string; concurrency: number; files: Array<{ name: string; text: string; repetitions: number[] }> }
-export interface Ran { head_cap: number; texts: Record<string, RanText>; cells: RanCell[] }
 
 function headOf(content: Buffer): { head: string; cut: boolean } {
   if (content.length <= RAN_HEAD_CAP) return { head: content.toString("utf8"), cut: false };
@@ -110,7 +109,9 @@ export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran;
       }
     }
   }
-  return { ran: { head_cap: RAN_HEAD_CAP, texts, cells: [...cells.values()] }, files };
+  const ran = { head_cap: RAN_HEAD_CAP, texts, cells: [...cells.values()] };
+  assertValid(validateRan, ran, "ran.json as publish writes it (pipeline/schema/ran.schema.json)");
+  return { ran, files };
 }
 
 // ---- conformance (issue 22): records carry 1/0 per scenario only; each failure's message, the suite's

@@ -2,6 +2,13 @@
 // Regenerate after changing a schema: npm run gen-types (the 05-types test suite fails when stale).
 // An object type has an index signature only where its schema says additionalProperties.
 
+// ---- defs.schema.json
+
+/** sql: answers SQL through its client verb; pgwire: speaks the PostgreSQL wire protocol; sysbench: sysbench has a driver for it (drivers.sysbench); pgbench: pgbench runs against it; parquet: reads Parquet files natively; vector: a vector type and distance functions; mcp-server: an MCP server of seed 003's contract (studies/mcp-servers/SERVER-CONTRACT.md); result-cache: caches query results keyed on the query text (seed 001's mskql), so a study's no-cache variant differs from hot */
+export type Capability = "sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache";
+/** a SQL dialect: postgresql, mysql (MySQL and MariaDB), sqlite, duckdb, tsql (SQL Server) */
+export type Dialect = "postgresql" | "mysql" | "sqlite" | "duckdb" | "tsql";
+
 // ---- claims.schema.json
 
 export type Claim = {
@@ -425,6 +432,61 @@ export interface SequentialSettings {
   budget_s: number;
 }
 
+// ---- ran.schema.json
+
+/**
+ * what ran (site/src/generated/ran.json, written by samebox publish)
+ *
+ * The exact SQL and command lines each cell executed, as its cell folder keeps them: one copy per distinct text (site/public/data/ran/<sha256>.<ext> in full, here its first head_cap bytes cut at a line end), each cell naming its texts by hash and the repetitions that ran each.
+ */
+export interface Ran {
+  /**
+   * bytes of a text kept in head
+   */
+  head_cap: number;
+  /**
+   * sha256 of the text -> the text
+   */
+  texts: {
+    [k: string]: RanText;
+  };
+  cells: RanCell[];
+}
+export interface RanText {
+  bytes: number;
+  /**
+   * the first head_cap bytes, cut after a whole line (or at the cap for one long line, never inside a UTF-8 character)
+   */
+  head: string;
+  /**
+   * whether head is shorter than the text
+   */
+  cut: boolean;
+  /**
+   * the whole text, relative to the site root (data/ran/<sha256>.<ext>)
+   */
+  file: string;
+}
+export interface RanCell {
+  run_id: string;
+  study: string;
+  workload: string;
+  system: string;
+  variant: string;
+  concurrency: number;
+  files: {
+    /**
+     * the what-ran files a cell folder may keep (publish reads these)
+     */
+    name: "command.txt" | "sql/setup.sql" | "sql/batch.sql" | "sql/check.sql" | "sql/meta.json" | "args.json";
+    /**
+     * the sha256 naming the text in texts
+     */
+    text: string;
+    repetitions: number[];
+  }[];
+}
+
 // ---- record.schema.json
 
 /**
@@ -481,6 +543,81 @@ export interface ResultRecord {
   commit: string;
 }
 
+// ---- run-catalogues.schema.json
+
+/**
+ * the claims each run ran with (site/src/generated/catalogues.json, written by samebox publish)
+ *
+ * run id -> study -> the claims.json the runner kept in the run folder when the run started (from run), or for a run from before those copies the study folder's at publish time (from study folder); claims absent when the study had none.
+ */
+export interface RunCatalogues {
+  [k: string]: {
+    [k: string]: RunStudyCatalogue;
+  };
+}
+export interface RunStudyCatalogue {
+  from: "run" | "study folder";
+  claims?: ClaimsFile;
+}
+
+// ---- site-catalog.schema.json
+
+/**
+ * a study's study.json with its folder (dir, relative to the repository), the systems the profiles pick for it, its workloads, its claims.json (absent when it has none) and its Explore presets with their SQL (explore_presets; study.json's presets, which name the files, are not carried)
+ */
+export type SiteStudy = StudyFile & {
+  /**
+   * the study's folder, relative to the repository
+   */
+  dir: string;
+  /**
+   * the systems the profiles pick for the study (the page names those a run did not measure)
+   */
+  systems: string[];
+  workloads: SiteWorkload[];
+  claims?: ClaimsFile;
+  explore_presets: SitePreset[];
+};
+/**
+ * a workload file (file relative to the repository) with the systems able to run it (its study's and its own requires met)
+ */
+export type SiteWorkload = WorkloadFile & {
+  file: string;
+  systems: string[];
+};
+
+/**
+ * the site's catalogue (site/src/generated/studies.json, written by samebox publish)
+ *
+ * Every study as the site reads it (its folder's study.json, workloads, claims and Explore presets, plus the systems able to run it), the profiles and the systems table. The site reads nothing from bench-scripts/: this file is how a study's folder reaches its pages. pipeline/publish/site-catalog.ts writes it and checks it against this schema.
+ */
+export interface SiteCatalog {
+  studies: SiteStudy[];
+  profiles: Profile[];
+  systems: SiteSystem[];
+}
+/**
+ * a preset query of the Explore page: study.json presets with its SQL read from the study's folder (id qualified by the study's name when an earlier study has it)
+ */
+export interface SitePreset {
+  id: string;
+  label: string;
+  file: string;
+  sql: string;
+}
+/**
+ * what the site needs of a system.json: label and chart colour, kind, capabilities (and why one is missing), SQL dialect; not its notes, port or drivers
+ */
+export interface SiteSystem {
+  name: SystemFile["name"];
+  label: SystemFile["label"];
+  kind: SystemFile["kind"];
+  color: SystemFile["color"];
+  capabilities: SystemFile["capabilities"];
+  capability_notes?: SystemFile["capability_notes"];
+  sql?: SystemFile["sql"];
+}
+
 // ---- study.schema.json
 
 /**
@@ -516,13 +653,13 @@ export interface StudyFile {
    *
    * @minItems 1
    */
-  requires: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
+  requires: Capability[];
   /**
    * the SQL dialects the study has files for (system.json sql.dialect); absent = any
    *
    * @minItems 1
    */
-  dialects?: ("postgresql" | "mysql" | "sqlite" | "duckdb" | "tsql")[];
+  dialects?: Dialect[];
   description: string;
   /**
    * workloads to run first, in this order (e.g. the one that grows the tables last); the rest follow by name. Each must be a workload file of the study
@@ -563,7 +700,7 @@ export interface StudyFile {
     /**
      * @minItems 1
      */
-    [k: string]: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
+    [k: string]: Capability[];
   };
   /**
    * the study's variants: a list of names, or an object documenting each (name -> what it means, or encoding notes)
@@ -624,10 +761,8 @@ export type SystemFile = {
   kind: "server" | "embedded" | "external";
   /**
    * what the system can do; a study.json's and a workload's `requires` are matched against this list (pipeline/runner/run.ts plans a cell only where they are met; a workload whose needs are unmet is a skipped cell naming the capability)
-   *
-   * Items: sql: answers SQL through its client verb; pgwire: speaks the PostgreSQL wire protocol; sysbench: sysbench has a driver for it (drivers.sysbench); pgbench: pgbench runs against it; parquet: reads Parquet files natively; vector: a vector type and distance functions; mcp-server: an MCP server of seed 003's contract (studies/mcp-servers/SERVER-CONTRACT.md); result-cache: caches query results keyed on the query text (seed 001's mskql), so a study's no-cache variant differs from hot
    */
-  capabilities: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
+  capabilities: Capability[];
   /**
    * capability -> why the system lacks it or what limits it (e.g. 'vector type arrives in MariaDB 11.7; Debian 12 ships 10.11'); the reason of a skipped cell that needs it
    */
@@ -645,7 +780,7 @@ export type SystemFile = {
     /**
      * the key of per-dialect SQL in workload files and study sql/ folders
      */
-    dialect: "postgresql" | "mysql" | "sqlite" | "duckdb" | "tsql";
+    dialect: Dialect;
     /**
      * the client family its `client` verb runs (lib/sql-clients.sh)
      */
@@ -733,6 +868,6 @@ export interface WorkloadFile {
   /**
    * capabilities the workload needs beyond its study's (system.json capabilities); on a profile system without them the cell is recorded as skipped, naming the capability and the system's capability_notes
    */
-  requires?: ("sql" | "pgwire" | "sysbench" | "pgbench" | "parquet" | "vector" | "mcp-server" | "result-cache")[];
+  requires?: Capability[];
   [k: string]: unknown;
 }

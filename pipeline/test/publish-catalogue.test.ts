@@ -44,8 +44,8 @@ test("the site's catalogue carries the study folder's site facts", () => {
   assert.ok(s.seed_attribution?.source && s.seed_attribution.setup, "seed attribution");
   assert.deepEqual(s.headline_metrics, { select_random_points: "qps" });
   assert.ok(s.claims && s.claims.claims.length > 0, "claims");
-  assert.deepEqual(s.presets.map((p) => p.id), ["latency", "series"]);
-  for (const p of s.presets) assert.equal(p.sql, readFileSync(path.join(loadStudy("oltp").dir, p.file), "utf8").trimEnd());
+  assert.deepEqual(s.explore_presets.map((p) => p.id), ["latency", "series"]);
+  for (const p of s.explore_presets) assert.equal(p.sql, readFileSync(path.join(loadStudy("oltp").dir, p.file), "utf8").trimEnd());
   const a = siteStudy(loadStudy("analytical"));
   assert.equal(a.category_order?.[0], "baseline");
   assert.equal(siteStudy(loadStudy("mcp-db")).display_order?.[0], "client_ceiling");

@@ -62,5 +62,5 @@ test("collectRan keeps each distinct text once, names every repetition that ran 
   assert.ok(!w.head.includes("\uFFFD"), "no character is split");
   assert.ok(wide.subarray(0, Buffer.byteLength(w.head)).equals(Buffer.from(w.head)), "the head is the file's first bytes");
   assert.ok(!ran.cells.some((c) => c.workload === "none"), "a cell that kept no what-ran file contributes nothing");
-  assert.ok(!ran.cells.some((c) => c.files.some((f) => f.name === "stdout.txt")));
+  assert.ok(!ran.cells.some((c) => c.files.some((f) => (f.name as string) === "stdout.txt")));
 });

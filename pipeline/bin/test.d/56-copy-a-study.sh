@@ -96,8 +96,8 @@ assert s["title"] == title, s["title"]
 assert s["seed_attribution"]["source"], "no seed attribution"
 assert s["claims"]["claims"], "no claims"
 assert s["headline_metrics"] == {"select_random_points": "qps"}, s.get("headline_metrics")
-assert [p["id"] for p in s["presets"]] == [f"{copy}-latency", f"{copy}-series"], s["presets"]
-assert all(p["sql"].startswith("SELECT") for p in s["presets"])
+assert [p["id"] for p in s["explore_presets"]] == [f"{copy}-latency", f"{copy}-series"], s["explore_presets"]
+assert all(p["sql"].startswith("SELECT") for p in s["explore_presets"])
 PY
 rm -rf "$bench"   # the site may not read the copied folder: it is gone
 echo "--- copy-a-study: astro build"

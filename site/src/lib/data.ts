@@ -4,15 +4,15 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import recordSchema from "../../../pipeline/schema/record.schema.json";
-import type { Profile, ResultRecord, RunManifest } from "../../../pipeline/schema/types.ts";
-import type { RunCatalogues, SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/publish/site-catalog.ts";
+import type { Profile, ResultRecord, RunCatalogues, RunManifest, SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/schema/types.ts";
 
 // Shapes of the published files: generated from pipeline/schema/*.schema.json (npm run gen-types).
 export type { ResultRecord, RunManifest, Profile };
 export type Source = ResultRecord["source"];
 
-// studies.json as publish writes it (pipeline/publish/site-catalog.ts: the catalog's definitions plus the
-// systems able to run each study and workload, and the systems table).
+// studies.json as publish writes it (pipeline/publish/site-catalog.ts; the contract:
+// pipeline/schema/site-catalog.schema.json): each study's folder plus the systems able to run each
+// study and workload, the profiles and the systems table.
 export type { SiteCatalog, SiteSystem };
 export type Study = SiteStudy;
 export type Workload = SiteWorkload;

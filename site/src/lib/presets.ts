@@ -29,10 +29,10 @@ export function throughputMetricSql(rules: HeadlineRules, column = "workload"): 
 }
 
 /** The Explore page's presets: the cross-study ones, then each study's (catalogue order), then runs and raw. */
-export function explorePresets(studies: Array<{ presets?: Preset[]; headline_metrics?: HeadlineRules }>): Preset[] {
+export function explorePresets(studies: Array<{ explore_presets?: Preset[]; headline_metrics?: HeadlineRules }>): Preset[] {
   const rules: HeadlineRules = Object.assign({}, ...studies.map((s) => s.headline_metrics ?? {}));
   const [head, tail] = crossStudyPresets(rules);
-  return [...head, ...studies.flatMap((s) => (s.presets ?? []).map(({ id, label, sql }) => ({ id, label, sql }))), ...tail];
+  return [...head, ...studies.flatMap((s) => (s.explore_presets ?? []).map(({ id, label, sql }) => ({ id, label, sql }))), ...tail];
 }
 
 function crossStudyPresets(rules: HeadlineRules): [Preset[], Preset[]] {

@@ -1,9 +1,10 @@
 // What each cell ran, as its cell folder keeps it (command.txt, sql/*.sql, args.json, ...), from the
-// ran.json `samebox publish` writes (pipeline/publish/publish.ts collectRan): the site shows these
+// ran.json `samebox publish` writes (pipeline/publish/publish.ts collectRan; pipeline/schema/ran.schema.json): the site shows these
 // texts verbatim, never a re-rendering of a workload definition. A cell whose folder has none of the
 // files contributes nothing, and the page then shows nothing for it rather than a guess.
 import { readGenerated } from "./data.ts";
-import type { Ran, RanText } from "../../../pipeline/publish/publish.ts";
+import type { Ran, RanText } from "../../../pipeline/schema/types.ts";
+import { RAN_FILES } from "../../../pipeline/lib/ran-files.ts";
 
 /** Who ran one text: a (system, variant, concurrency) and the repetitions whose folder had it. */
 export interface RanBy {
@@ -40,8 +41,8 @@ function load(): Ran {
   return ran;
 }
 
-// The order files are shown in: how a cell runs (command), then its SQL in execution order.
-const fileOrder = ["command.txt", "sql/setup.sql", "sql/batch.sql", "sql/check.sql", "sql/meta.json", "args.json"];
+// The order files are shown in: how a cell runs (command), then its SQL in execution order (ran.schema.json's list).
+const fileOrder: readonly string[] = RAN_FILES;
 
 /** Distinct texts per file name that the cells of RUN × STUDY × WORKLOAD ran, in execution order. */
 export function ranGroups(runId: string, study: string, workload: string): RanGroup[] {

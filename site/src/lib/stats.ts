@@ -1,15 +1,8 @@
 // Aggregation of records into per-cell statistics (median and min–max over repetitions) and the
 // comparisons the pages state in words. Pages never print a number that is not derived here from records.
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
-import { interval95, beyondNoise, perRepetition, type Interval95 } from "../../../pipeline/lib/stats.ts";
-export { interval95, beyondNoise, perRepetition, relativeHalfWidth, type Interval95 } from "../../../pipeline/lib/stats.ts";
-
-export function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
+import { interval95, beyondNoise, median, perRepetition, type Interval95 } from "../../../pipeline/lib/stats.ts";
+export { interval95, beyondNoise, median, perRepetition, relativeHalfWidth, type Interval95 } from "../../../pipeline/lib/stats.ts";
 
 // A cell's identity and unit are the records' own fields (the generated ResultRecord), not a copy of them.
 export interface CellStat extends Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "variant" | "concurrency" | "metric" | "unit"> {

@@ -34,7 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from datasets import TABLES, PARQUET_TABLES  # noqa: E402
 
 STUDY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORKLOAD_SCHEMA = os.path.join(STUDY_DIR, "..", "..", "..", "pipeline", "schema", "workload.schema.json")
+# the capability names, defined once for every schema (workload requires, system capabilities)
+DEFS_SCHEMA = os.path.join(STUDY_DIR, "..", "..", "..", "pipeline", "schema", "defs.schema.json")
 VARIANTS = ["hot", "cold", "no-cache"]
 CATEGORIES = ["baseline", "micro", "star", "pg-favoured", "parquet", "vector", "throughput"]
 TOOLS = ["hyperfine", "pgwire-tp"]
@@ -62,10 +63,10 @@ def study_dialects():
 
 
 def known_capabilities():
-    """The capability names a workload may require (the workload schema's enum)."""
+    """The capability names a workload may require (the schemas' shared enum, defs.schema.json)."""
     try:
-        with open(WORKLOAD_SCHEMA) as f:
-            return json.load(f)["properties"]["requires"]["items"]["enum"]
+        with open(DEFS_SCHEMA) as f:
+            return json.load(f)["$defs"]["capability"]["enum"]
     except (OSError, ValueError, KeyError):
         return None
 
