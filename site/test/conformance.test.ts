@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { startPreview, launchBrowser, type Preview } from "./harness.ts";
+import { startPreview, launchBrowser, repoRoot, type Preview } from "./harness.ts";
 import { records, runs, featuredRunOf, siteDir, type Manifest } from "./expectations.ts";
 
 let preview: Preview;
@@ -115,4 +115,59 @@ test("mcp-servers page: a server failing a conformance scenario is flagged where
     if (failed.length) flagged++;
   }
   if ([...exp.rows.values()].some((s) => [...s.values()].includes(false))) assert.ok(flagged > 0 || ranked.every(([s]) => ![...exp.rows.keys()].some((k) => k.startsWith(`${s}|`))), "no failing server flagged");
+});
+
+// samebox's own checks and the negotiated revision (issue 22 items 2 and 6): own checks are listed with
+// the suite's scenarios but marked as samebox's; the revision each server answered per client revision
+// is a table whose cells equal the reports' "negotiated".
+interface Negotiated { client: string; requested: string; answered: string | null }
+const ownDoc: Array<{ scenario: string }> = JSON.parse(readFileSync(path.join(repoRoot, "bench-scripts/studies/mcp-servers/conformance-scenarios.json"), "utf8")).own_checks?.checks ?? [];
+for (const study of ["mcp-servers", "mcp-db"]) {
+  test(`${study} page: own checks marked as samebox's, and the negotiated revision per server and client revision`, async (t) => {
+    const resp = await page.goto(`${preview.root}studies/${study}/`, { waitUntil: "load" });
+    if (resp?.status() !== 200) return t.skip(`no /studies/${study}/ in this data set`);
+    const exp = expected(study);
+    if (!exp) return t.skip(`${study}: no conformance records in this data set`);
+    const box = page.locator(`.conformance[data-conformance-run="${exp.run.run_id}"]`);
+    const own = new Set(ownDoc.map((c) => c.scenario));
+    for (const li of await box.locator("li[data-scenario]").evaluateAll((ls) => ls.map((l) => [l.getAttribute("data-scenario") ?? "", l.getAttribute("data-own") ?? "", l.querySelector("[data-own-check]") ? "1" : "0"]))) {
+      const [s, flag, badge] = li;
+      assert.equal(flag, own.has(s) ? "1" : "0", `${s}: marked own exactly when it is one of samebox's checks`);
+      assert.equal(badge, flag, `${s}: the "samebox check" badge agrees`);
+    }
+    const reps = reports.filter((p) => p.run_id === exp.run.run_id && p.study === study) as Array<Report & { negotiated?: Negotiated[] }>;
+    const withNeg = reps.filter((p) => (p.negotiated ?? []).length > 0);
+    if (withNeg.length === 0) return; // reports from before the negotiated revision was kept
+    const table = box.locator("table.negotiated-table");
+    assert.equal(await table.count(), 1, "a negotiated-revision table");
+    for (const p of withNeg) {
+      for (const n of p.negotiated ?? []) {
+        const td = table.locator(`tr[data-system="${p.system}"][data-variant="${p.variant}"] td[data-requested="${n.requested}"]`);
+        assert.equal(await td.getAttribute("data-answered"), n.answered ?? "", `${p.system} ${p.variant} asked ${n.requested}`);
+      }
+    }
+  });
+}
+
+test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with the ratio and each one's conformance", async (t) => {
+  const resp = await page.goto(`${preview.root}studies/mcp-db/`, { waitUntil: "load" });
+  if (resp?.status() !== 200) return t.skip("no /studies/mcp-db/ in this data set");
+  const run = featuredRunOf("mcp-db");
+  if (!run) return t.skip("mcp-db not measured in this data set");
+  const tput = (server: string) => records.filter((r) => r.run_id === run.run_id && r.study === "mcp-db" && r.metric === "throughput" && r.variant.startsWith(`${server}-`) && r.t === null);
+  const both = tput("toolbox").filter((a) => tput("toolboxsafe").some((b) => b.workload === a.workload && b.system === a.system && b.concurrency === a.concurrency && b.variant.endsWith(a.variant.slice("toolbox".length))));
+  const rows = page.locator(".safety-cost table.safety-table tbody tr");
+  if (both.length === 0) {
+    assert.equal(await rows.count(), 0, "no safety table without both configurations measured");
+    return;
+  }
+  assert.ok((await rows.count()) > 0, "a safety-cost row per workload measured both ways");
+  const text = await page.locator(".safety-cost").innerText();
+  assert.match(text, /--allowed-hosts/, "the safe configuration is named");
+  for (const tr of await rows.evaluateAll((trs) => trs.map((r) => [r.getAttribute("data-workload") ?? "", r.getAttribute("data-system") ?? "", Number(r.getAttribute("data-ratio"))] as const))) {
+    const [w, s, ratio] = tr;
+    const med = (server: string) => { const v = tput(server).filter((r) => r.workload === w && r.system === s).map((r) => r.value).sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
+    assert.ok(Math.abs(ratio - med("toolboxsafe") / med("toolbox")) < 0.01, `${w} ${s}: ratio ${ratio} = safe ÷ default medians`);
+  }
+  assert.equal(await page.locator('table tr[data-server="toolboxsafe"]').count() > 0, true, "the servers table lists toolboxsafe with its configuration");
 });

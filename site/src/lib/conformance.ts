@@ -7,13 +7,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { ResultRecord, RunManifest } from "./data.ts";
-import type { ConformanceReport } from "../../../pipeline/publish/publish.ts";
+import type { ConformanceNegotiated, ConformanceReport } from "../../../pipeline/publish/publish.ts";
 
 export const CONFORMANCE_WORKLOAD = "conformance";
 const TOTALS = new Set(["conformance_passed", "conformance_applicable"]);
 
 export interface ScenarioDoc { scenario: string; why: string }
-export interface ScenariosDoc { suite: string; why: string; applicable: ScenarioDoc[]; not_applicable: Array<{ scenarios: string[]; why: string }> }
+/** samebox's own checks (own_checks.py), listed with the suite's scenarios and marked own. */
+export interface OwnChecksDoc { why: string; checks: Array<ScenarioDoc & { failure: string }>; negotiation: string }
+export interface ScenariosDoc { suite: string; why: string; applicable: ScenarioDoc[]; not_applicable: Array<{ scenarios: string[]; why: string }>; own_checks?: OwnChecksDoc }
 
 // What a failure means for someone running the server, beside the study's "why it applies".
 const FAILURE_MEANS: Record<string, string> = {
@@ -41,9 +43,11 @@ export function scenariosDoc(): ScenariosDoc | null {
   return docCache;
 }
 
-/** Why the scenario applies to a tools-only server, and what failing it means. */
-export function scenarioMeaning(scenario: string): { why: string; failure: string } {
-  return { why: scenariosDoc()?.applicable.find((a) => a.scenario === scenario)?.why ?? "", failure: FAILURE_MEANS[scenario] ?? "" };
+/** Why the scenario applies to a tools-only server, and what failing it means; own = one of samebox's own checks. */
+export function scenarioMeaning(scenario: string): { why: string; failure: string; own: boolean } {
+  const own = scenariosDoc()?.own_checks?.checks.find((c) => c.scenario === scenario);
+  if (own) return { why: own.why, failure: own.failure, own: true };
+  return { why: scenariosDoc()?.applicable.find((a) => a.scenario === scenario)?.why ?? "", failure: FAILURE_MEANS[scenario] ?? "", own: false };
 }
 
 let reportsCache: ConformanceReport[] | undefined;
@@ -65,7 +69,7 @@ function reports(): ConformanceReport[] {
 }
 
 // One scenario as a table row shows it (passed as a boolean, message and revisions always present), not the parser's ScenarioResult.
-export interface ScenarioRow { scenario: string; passed: boolean; message: string; spec_revisions: string[] }
+export interface ScenarioRow { scenario: string; passed: boolean; message: string; spec_revisions: string[]; own: boolean }
 export interface ConformanceRow {
   system: string;
   variant: string;
@@ -74,8 +78,17 @@ export interface ConformanceRow {
   applicable: number;
   scenarios: ScenarioRow[];
   failed: ScenarioRow[];
+  /** The protocolVersion the server answered per client revision (empty for reports before it was kept). */
+  negotiated: ConformanceNegotiated[];
 }
-export interface Conformance { run: RunManifest; suite_version: string; rows: ConformanceRow[]; revisions: string[] }
+export interface Conformance {
+  run: RunManifest;
+  suite_version: string;
+  rows: ConformanceRow[];
+  revisions: string[];
+  /** mcp-load checked by the suite's client scenarios, as the run manifest records it (versions verb), or "". */
+  client: string;
+}
 
 /** The scenario of metric conformance_<x>: the report's name when one matches, else the study's list, else x with - for _. */
 function scenarioName(metric: string, known: string[]): string {
@@ -99,12 +112,13 @@ export function conformanceOf(study: string, prefer: RunManifest | undefined, ru
   const rows = new Map<string, ConformanceRow>();
   for (const r of mine) {
     const key = `${r.system}\u0000${r.variant}`;
-    const row = rows.get(key) ?? rows.set(key, { system: r.system, variant: r.variant, version: r.system_version, passed: 0, applicable: 0, scenarios: [], failed: [] }).get(key)!;
+    const report = reps.find((p) => p.system === r.system && p.variant === r.variant);
+    const row = rows.get(key) ?? rows.set(key, { system: r.system, variant: r.variant, version: r.system_version, passed: 0, applicable: 0, scenarios: [], failed: [], negotiated: report?.negotiated ?? [] }).get(key)!;
     if (r.repetition !== Math.min(...mine.filter((x) => x.system === r.system && x.variant === r.variant).map((x) => x.repetition))) continue;
     if (TOTALS.has(r.metric)) continue;
     const scenario = scenarioName(r.metric, known);
-    const rep = reps.find((p) => p.system === r.system && p.variant === r.variant)?.scenarios.find((s) => s.scenario === scenario);
-    row.scenarios.push({ scenario, passed: r.value === 1, message: rep?.message ?? "", spec_revisions: rep?.spec_revisions ?? [] });
+    const rep = report?.scenarios.find((s) => s.scenario === scenario);
+    row.scenarios.push({ scenario, passed: r.value === 1, message: rep?.message ?? "", spec_revisions: rep?.spec_revisions ?? [], own: rep?.own ?? scenarioMeaning(scenario).own });
   }
   for (const row of rows.values()) {
     row.failed = row.scenarios.filter((s) => !s.passed);
@@ -113,11 +127,41 @@ export function conformanceOf(study: string, prefer: RunManifest | undefined, ru
   }
   const suite = [...new Set(reps.map((p) => p.suite_version).filter(Boolean))];
   const revisions = [...new Set(reps.flatMap((p) => p.scenarios.flatMap((s) => s.spec_revisions)))].sort();
-  return { run, suite_version: suite.join(", "), rows: [...rows.values()], revisions };
+  return { run, suite_version: suite.join(", "), rows: [...rows.values()], revisions, client: run.tools?.["mcp-load_client_conformance"] ?? "" };
+}
+
+/** The revision the server answered to mcp-load's (the load client's), e.g. "2025-06-18", or "" when not recorded. */
+export function loadClientRevision(row: ConformanceRow | undefined): string {
+  const n = row?.negotiated.find((x) => x.client === "mcp-load");
+  return n ? (n.answered ?? "initialize refused") : "";
 }
 
 /** "3/4 · fails dns-rebinding-protection", the short form for a column beside throughput. */
 export function shortConformance(row: ConformanceRow | undefined): string {
   if (!row) return "not checked";
   return `${row.passed}/${row.applicable}${row.failed.length ? ` · fails ${row.failed.map((f) => f.scenario).join(", ")}` : " passed"}`;
+}
+
+// ---- safety against speed (issue 22 item 4): a server run both its default way and its safe way
+// (mcp-db: toolbox = Toolbox's default allowed hosts '*', toolboxsafe = --allowed-hosts 127.0.0.1,localhost).
+// Each pair is [default server, safe server], as the mcp-db variants name them.
+export const SAFE_PAIRS: ReadonlyArray<readonly [string, string]> = [["toolbox", "toolboxsafe"]];
+
+interface Stat { median: number; n: number }
+interface PairCell { workload: string; system: string; server: string; state: string; concurrency: number; metric(name: string): Stat | undefined }
+export interface SafetyRow { workload: string; system: string; state: string; concurrency: number; server: string; safe: string; plain: Stat; guarded: Stat; ratio: number }
+
+/** Per workload × database × schema × concurrency measured both ways: median calls/s of each and safe ÷ default. */
+export function safetyCost(cells: PairCell[]): SafetyRow[] {
+  const out: SafetyRow[] = [];
+  for (const [server, safe] of SAFE_PAIRS) {
+    for (const c of cells.filter((x) => x.server === server && x.metric("throughput"))) {
+      const s = cells.find((x) => x.server === safe && x.workload === c.workload && x.system === c.system && x.state === c.state && x.concurrency === c.concurrency && x.metric("throughput"));
+      if (!s) continue;
+      const plain = c.metric("throughput")!;
+      const guarded = s.metric("throughput")!;
+      out.push({ workload: c.workload, system: c.system, state: c.state, concurrency: c.concurrency, server, safe, plain, guarded, ratio: guarded.median / plain.median });
+    }
+  }
+  return out;
 }
