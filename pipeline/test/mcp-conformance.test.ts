@@ -221,3 +221,16 @@ test("mcp-load --conformance-client passes the suite's initialize and tools_call
   assert.equal(old.scenarios[0].status, "fail");
   assert.match(old.scenarios[0].message, /Version mismatch/);
 });
+
+test("parser: captured cells with own checks — Quarkus accepts a schema-violating call; Toolbox fails dns-rebinding without --allowed-hosts and passes with it", () => {
+  const read = (d: string) => parse({ stdout: readFileSync(path.join(raw, d, "stdout.txt"), "utf8") });
+  const get = (ms: ReturnType<typeof parse>, m: string) => ms.find((x) => x.metric === m)?.value;
+  const quarkus = read("mcp-quarkus");
+  assert.equal(get(quarkus, "conformance_invalid_arguments_rejected"), 0);
+  assert.equal(get(quarkus, "conformance_unknown_tool_rejected"), 1);
+  assert.equal(get(read("toolbox-sqlite"), "conformance_dns_rebinding_protection"), 0);
+  assert.equal(get(read("toolboxsafe-sqlite"), "conformance_dns_rebinding_protection"), 1);
+  const report = JSON.parse(readFileSync(path.join(raw, "toolboxsafe-sqlite", "stdout.txt"), "utf8"));
+  assert.ok(report.scenarios.some((s: { own?: boolean }) => s.own), "own checks are marked in the report");
+  assert.equal(report.negotiated.find((n: { requested: string }) => n.requested === "2025-06-18")?.answered, "2025-06-18");
+});
