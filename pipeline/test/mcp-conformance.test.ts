@@ -234,3 +234,14 @@ test("parser: captured cells with own checks — Quarkus accepts a schema-violat
   assert.ok(report.scenarios.some((s: { own?: boolean }) => s.own), "own checks are marked in the report");
   assert.equal(report.negotiated.find((n: { requested: string }) => n.requested === "2025-06-18")?.answered, "2025-06-18");
 });
+
+test("quick plans mcp-db's conformance for every server (Faucet, DBHub, Toolbox both ways) on each database, and Toolbox both ways on point_reads", async () => {
+  const { planRun } = await import("../runner/plan.ts");
+  const plan = planRun({ profile: "quick", studies: ["mcp-db"] });
+  const variants = (workload: string, system: string) => [...new Set(plan.cells.filter((c) => c.workload === workload && c.system === system).map((c) => c.variant))].sort();
+  for (const system of plan.profile.studies["mcp-db"].systems) {
+    assert.deepEqual(variants("conformance", system), ["dbhub-indexed", "faucet-indexed", "toolbox-indexed", "toolboxsafe-indexed"], system);
+  }
+  assert.ok(variants("point_reads", "sqlite").includes("toolbox-indexed") && variants("point_reads", "sqlite").includes("toolboxsafe-indexed"), "point_reads both ways");
+  assert.match(String(plan.studies["mcp-db"].env.MCPDB_VARIANT_WORKLOADS), /toolbox-indexed=point_reads@sqlite/);
+});

@@ -125,4 +125,11 @@ err=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=point_reads@" VARIANT=toolbox
 [[ "$err" == *"valid: variant=workload[,workload][@system[,system]]"* ]] && ok "a malformed MCPDB_VARIANT_WORKLOADS names the valid form" || bad "MCPDB_VARIANT_WORKLOADS error: $err"
 out=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=conformance toolboxsafe-indexed=point_reads@postgresql" VARIANT=toolboxsafe-indexed bash "$study/run" sqlite point_reads 2>&1); rc=$?
 [[ $rc -eq 3 && "$out" == *"not on point_reads for sqlite"* ]] && ok "a variant limited to other databases is skipped (exit 3) saying so" || bad "MCPDB_VARIANT_WORKLOADS @system: exit $rc: $out"
+# conformance pins its variants (every server, every run): MCPDB_VARIANT_WORKLOADS does not limit it, and
+# a variant it does not pin is skipped naming the pinned ones. (After cleanup there is no data, so a cell
+# that is not skipped stops at the prepared-data check: exit 1, not 3.)
+out=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=point_reads@postgresql" VARIANT=toolboxsafe-indexed bash "$study/run" sqlite conformance 2>&1); rc=$?
+[[ $rc -ne 3 && "$out" != *"MCPDB_VARIANT_WORKLOADS"* ]] && ok "conformance of toolboxsafe runs whatever MCPDB_VARIANT_WORKLOADS says" || bad "conformance limited by MCPDB_VARIANT_WORKLOADS: exit $rc: $out"
+out=$(VARIANT=faucet-baseline bash "$study/run" sqlite conformance 2>&1); rc=$?
+[[ $rc -eq 3 && "$out" == *"runs as variants faucet-indexed,dbhub-indexed,toolbox-indexed,toolboxsafe-indexed only"* ]] && ok "conformance skips a variant it does not pin (exit 3), naming its variants" || bad "conformance on faucet-baseline: exit $rc: $out"
 finish
