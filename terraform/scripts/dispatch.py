@@ -173,9 +173,38 @@ def dispatch_view(s3, ec2, bucket: str, dispatch: str, now: datetime, started_wi
             "ready": all(s["status"] in FINAL for s in shares)}
 
 
+def adopt(s3, bucket: str, views: list[dict], live: list[dict], results_root: str | None) -> list[dict]:
+    """A share still queued in the records whose instance lives anyway (a launch job cancelled after
+    terraform created the instance, before `launched` was recorded) is never launched twice: with
+    results_root (s3://<results>/boxes/<box-role-id>:) its launch record is written from the instance
+    (launch time, samebox:expires-at tag) and it is followed like any other; without, it is held back."""
+    by_run = {}
+    for instance in live:
+        tags = {t["Key"]: t["Value"] for t in instance.get("Tags", [])}
+        if tags.get("samebox:run-id"):
+            by_run[tags["samebox:run-id"]] = (instance, tags)
+    found = []
+    for view in views:
+        for share in view["shares"]:
+            if share["status"] != "queued" or share["run_id"] not in by_run:
+                continue
+            instance, tags = by_run[share["run_id"]]
+            found.append({"run_id": share["run_id"], "instance_id": instance["InstanceId"], "recorded": results_root is not None})
+            if results_root is None:
+                share["status"] = "launch unrecorded"
+                continue
+            launched_at = instance["LaunchTime"]
+            expires_at = tags.get("samebox:expires-at") or stamp(launched_at + timedelta(minutes=int(share["max_minutes"]) + 30))
+            record = {"run_id": share["run_id"], "instance_id": instance["InstanceId"], "launched_at": stamp(launched_at),
+                      "results_prefix": f"{results_root}{instance['InstanceId']}/", "expires_at": expires_at, "adopted": True}
+            put_json(s3, bucket, f"{ROOT}{view['dispatch']}/{share['run_id']}.json", record)
+            share.update(status="running", launched=record)
+    return found
+
+
 def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: str = "samebox",
          started_within: timedelta = timedelta(minutes=15), only: str | None = None,
-         silent_after: timedelta = SILENT_AFTER) -> dict:
+         silent_after: timedelta = SILENT_AFTER, results_root: str | None = None) -> dict:
     """What to launch now (oldest dispatch first, matrix order) and which dispatches are ready."""
     dispatches = [only] if only else open_dispatches(s3, bucket)
     views = [dispatch_view(s3, ec2, bucket, d, now, started_within, silent_after) for d in dispatches]
@@ -183,6 +212,7 @@ def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: s
     terminated = [i for ids, _ in outcomes for i in ids]
     settled = [s for _, found in outcomes for s in found]
     live = [i for i in live_instances(ec2, project) if i["InstanceId"] not in terminated]
+    adopted = adopt(s3, bucket, views, live, results_root)
     vcpus: dict[str, int] = {}
 
     def cpus(instance_type: str) -> int:
@@ -207,6 +237,7 @@ def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: s
         launch.append({**{k: view[k] for k in ("dispatch", "profile", "instance_type", "commit")},
                        **{k: share[k] for k in ("study", "systems", "workloads", "variants", "run_id", "max_minutes")}})
     return {"live_instances": len(live), "max_boxes": max_boxes, "launch": launch, "waiting": waiting, "terminated": terminated, "settled": settled,
+            "adopted": adopted,
             "ready": [v["dispatch"] for v in views if v["ready"]],
             "shares": [{"dispatch": v["dispatch"], "run_id": s["run_id"], "status": s["status"]} for v in views for s in v["shares"]]}
 
@@ -262,7 +293,11 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
     tic.add_argument("--started-within-minutes", type=float, default=15)
     tic.add_argument("--silent-after-minutes", type=float, default=SILENT_AFTER.total_seconds() / 60,
                      help="a started box without a heartbeat this long is hung: terminated")
+    tic.add_argument("--results-root", help="s3://<results bucket>/boxes/<box role id>: (a box's prefix before its instance id): "
+                     "adopt a share's instance that runs without a launch record")
     tic.add_argument("--github-output")
+    tic.add_argument("--json-out", help="write the result here instead of stdout (stdout then carries only the "
+                     "::error::/::warning:: lines, which a JSON reader of stdout would choke on)")
     lau = sub.add_parser("launched", help="record one share's launch (or its failure)")
     lau.add_argument("--dispatch", required=True)
     lau.add_argument("--run-id", required=True)
@@ -296,16 +331,21 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
                                                                "recorded_at": stamp(now)})
         elif args.command == "tick":
             quotas = quotas or boto3.client("service-quotas", region_name=args.region)
+            if args.results_root is not None and not re.fullmatch(r"s3://[a-z0-9.-]+/boxes/[A-Za-z0-9]+:", args.results_root):
+                raise InputError(f"--results-root {args.results_root!r}: expected s3://<results bucket>/boxes/<box role id>:")
             if args.silent_after_minutes < 20:
                 raise InputError(f"--silent-after-minutes {args.silent_after_minutes:g}: at least 20 (a box's heartbeats may be 20 min apart)")
             result = tick(s3, ec2, quotas, bucket, max_boxes_of(args.max_boxes), now,
                           started_within=timedelta(minutes=args.started_within_minutes), only=args.dispatch,
-                          silent_after=timedelta(minutes=args.silent_after_minutes))
+                          silent_after=timedelta(minutes=args.silent_after_minutes), results_root=args.results_root)
             why = {"never started": f"no started.json {args.started_within_minutes:g} min after its launch: terminated",
                    "expired": "past its expiry without a done marker: terminated", "gone": "its instance ended without a done marker",
                    "silent": f"started, then no heartbeat for {args.silent_after_minutes:g} min while its instance ran: hung, terminated"}
             for share in result["settled"]:  # reported once, when first found (the verdict is kept in its record)
                 print(f"::error::{share['run_id']}: {share['status']} ({why[share['status']]})")
+            for found in result["adopted"]:
+                print(f"::warning::{found['run_id']}: instance {found['instance_id']} runs without a launch record (a launch job cancelled "
+                      f"mid-apply): {'adopted, followed like any other' if found['recorded'] else 'not launched again; give --results-root to adopt it'}")
             if result["waiting"] and result["launch"] == [] and any(s["status"] == "queued" for s in result["shares"]):
                 print(f"queued shares wait: {result['waiting']}", file=sys.stderr)
             if args.github_output:
@@ -326,7 +366,12 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(json.dumps(result, indent=2))
+    text = json.dumps(result, indent=2)
+    if getattr(args, "json_out", None):
+        with open(args.json_out, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    else:
+        print(text)
     return 0
 
 

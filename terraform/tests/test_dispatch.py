@@ -257,3 +257,41 @@ def test_silence_is_measured_against_the_box_upload_interval(ec2, s3, bucket):
     assert [s["status"] for s in view["shares"]] == ["running", "running"], "80 min < 3 x 30 min; interval 0: never silent"
     assert dispatch.silence(s3, "results-d", dispatch.split_uri(hourly)[1], NOW + timedelta(minutes=10), dispatch.SILENT_AFTER)
     assert not dispatch.silence(s3, "results-d", dispatch.split_uri(at_end)[1], NOW + timedelta(hours=5), dispatch.SILENT_AFTER)
+
+
+def orphan(ec2, run_id, dispatch_name, expires_at="2030-01-01T13:30:00Z"):
+    """What a launch job cancelled mid-apply leaves: terraform/run's instance (its tags) and no launch record."""
+    ami = ec2.describe_images()["Images"][0]["ImageId"]
+    tags = [{"Key": "Project", "Value": "samebox"}, {"Key": "samebox:run-id", "Value": run_id},
+            {"Key": "samebox:dispatch", "Value": dispatch_name}, {"Key": "samebox:expires-at", "Value": expires_at}]
+    return ec2.run_instances(ImageId=ami, InstanceType="c6a.4xlarge", MinCount=1, MaxCount=1,
+                             TagSpecifications=[{"ResourceType": "instance", "Tags": tags}])["Instances"][0]["InstanceId"]
+
+
+def test_an_instance_without_its_launch_record_is_adopted_never_launched_twice(ec2, s3, bucket, capsys):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 3)
+    entries = matrix(name, 3)
+    instance = orphan(ec2, entries[0]["run_id"], name)
+    s3.create_bucket(Bucket="results-d")
+    # without the results root it cannot be followed: held back, not launched again, the dispatch not ready
+    held = dispatch.tick(s3, ec2, Quotas(480), bucket, 3, NOW, only=name)
+    assert [s["status"] for s in held["shares"]] == ["launch unrecorded", "queued", "queued"]
+    assert [e["run_id"] for e in held["launch"]] == [e["run_id"] for e in entries[1:]] and held["ready"] == []
+    assert held["adopted"] == [{"run_id": entries[0]["run_id"], "instance_id": instance, "recorded": False}]
+    root = "s3://results-d/boxes/AROATEST:"
+    argv = ["--region", REGION, "--state-bucket", bucket, "--now", dispatch.stamp(NOW), "tick", "--max-boxes", "3", "--dispatch", name,
+            "--results-root", root]
+    assert dispatch.main(argv, s3=s3, ec2=ec2, quotas=Quotas(480)) == 0
+    out = capsys.readouterr().out
+    assert f"::warning::{entries[0]['run_id']}: instance {instance} runs without a launch record" in out and "adopted" in out
+    adopted = json.loads(out[out.index("{"):])
+    assert [e["run_id"] for e in adopted["launch"]] == [e["run_id"] for e in entries[1:]], "the orphan's share is not launched again"
+    saved = dispatch.get_json(s3, bucket, f"runs/dispatches/{name}/{entries[0]['run_id']}.json")
+    assert saved["instance_id"] == instance and saved["results_prefix"] == f"{root}{instance}/" and saved["adopted"] is True
+    assert saved["expires_at"] == "2030-01-01T13:30:00Z", "the expiry is the instance's own tag"
+    # followed from its launch (moto's LaunchTime is the real clock): running until its heartbeat is due
+    later = dispatch.dispatch_view(s3, ec2, bucket, name, datetime.now(timezone.utc), timedelta(minutes=15))
+    assert later["shares"][0]["status"] == "running" and later["shares"][0]["launched"]["instance_id"] == instance
+    bad = dispatch.main(argv[:-1] + ["s3://results-d/boxes/"], s3=s3, ec2=ec2, quotas=Quotas(480))
+    assert bad == 2 and "expected s3://<results bucket>/boxes/<box role id>:" in capsys.readouterr().err

@@ -146,3 +146,36 @@ def test_no_job_waits_on_a_box():
     record = next(s for s in bench["jobs"]["plan"]["steps"] if s.get("name", "").startswith("Record the dispatch"))
     assert record["if"] == "inputs.preflight_only != 'yes'" and "dispatch.py" in record["run"]
     assert "--share" in next(s["run"] for s in bench["jobs"]["plan"]["steps"] if s.get("name") == "One box per study")
+
+
+@pytest.mark.parametrize("workflow_name,job", [("collect.yml", "tick"), ("bench.yml", "launch")])
+def test_the_tick_step_as_github_runs_it_survives_an_error_annotation(workflow_name, job, ec2, s3, moto_endpoint, script_env, tmp_path):
+    """The tick prints ::error:: for a box found never started; the step reads its result with jq, which
+    choked on those lines when they shared stdout with the JSON (the tick's first report failed the job)."""
+    name = "20300101T120000Z-smoke-c6a-4xlarge"
+    state = "state-tick-" + job
+    s3.create_bucket(Bucket=state)
+    s3.create_bucket(Bucket="results-tick")
+    share = {"study": "oltp", "systems": "postgresql", "workloads": "", "variants": "", "run_id": f"{name}-oltp", "max_minutes": 45}
+    dispatch.record(s3, state, name, [share], {"profile": "smoke", "instance_type": "c6a.4xlarge", "commit": "0" * 40, "publish": "yes"})
+    ami = ec2.describe_images()["Images"][0]["ImageId"]
+    instance = ec2.run_instances(ImageId=ami, InstanceType="c6a.4xlarge", MinCount=1, MaxCount=1, TagSpecifications=[
+        {"ResourceType": "instance", "Tags": [{"Key": "Project", "Value": "samebox"}, {"Key": "samebox:dispatch", "Value": name}]}])["Instances"][0]["InstanceId"]
+    launched_at = datetime.now(timezone.utc) - timedelta(minutes=20)
+    dispatch.put_json(s3, state, f"runs/dispatches/{name}/{share['run_id']}.json", {
+        "run_id": share["run_id"], "instance_id": instance, "results_prefix": f"s3://results-tick/boxes/AROATEST:{instance}/",
+        "launched_at": dispatch.stamp(launched_at), "expires_at": dispatch.stamp(launched_at + timedelta(minutes=75))})
+    step = next(s for s in workflow(workflow_name)["jobs"][job]["steps"] if "tick --max-boxes" in s.get("run", ""))
+    script = step["run"].replace("python3 -m pip install --quiet -r terraform/scripts/requirements.txt\n", "")
+    (tmp_path / "terraform").symlink_to(REPO / "terraform")
+    out, summary = tmp_path / "out", tmp_path / "summary"
+    env = dict(script_env, AWS_ENDPOINT_URL=moto_endpoint, AWS_REGION=REGION, STATE_BUCKET=state, MAX_BOXES="3",
+               TF_VAR_results_bucket="results-tick", TF_VAR_box_role_id="AROATEST", GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(summary),
+               PATH=f"{VENV_BIN}:{os.environ['PATH']}")
+    result = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"::error::{name}-oltp: never started" in result.stdout
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert json.loads(outputs["ready"]) == [name] and json.loads(outputs["launch"]) == []
+    assert "0 to launch now" in summary.read_text()
