@@ -147,8 +147,15 @@ def negotiated_revisions(url):
     for client, revision in CLIENT_REVISIONS:
         session = chk.Session(url, revision)
         entry = {"client": client, "requested": revision, "answered": None, "message": ""}
+        # initialize only: what the server answers is the point; notifications/initialized would carry
+        # the requested revision in MCP-Protocol-Version, which a server that answered another refuses.
         try:
-            entry["answered"] = session.initialize().get("protocolVersion")
+            msg = session.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "samebox-conformance", "version": "1"}}})
+            answered = (msg.get("result") or {}).get("protocolVersion")
+            entry["answered"] = answered if isinstance(answered, str) and answered else None
+            if entry["answered"] is None:
+                entry["message"] = f"initialize: no protocolVersion in {json.dumps(msg)[:160]}"
         except chk.McpError as e:
             entry["message"] = str(e)[:200]
         session.close()
