@@ -93,3 +93,42 @@ test("every system colour drawn in a chart has ≥ 3:1 contrast against the page
   assert.ok(checked > 0, "no coloured mark found");
   assert.deepEqual([...failures.values()], []);
 });
+
+test("no axis title is drawn over a tick label, and no axis prints SI sub-unit ticks (0.2 as \"200m\") at 1280 or 390 px", async () => {
+  const failures: string[] = [];
+  let axes = 0;
+  for (const width of [1280, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    for (const p of pages) {
+      const r = await page.goto(`${preview.root}${p}`);
+      if (r?.status() !== 200) continue;
+      const found = await page.$$eval("figure.chart svg", (svgs) =>
+        svgs.flatMap((svg) => {
+          const id = svg.closest("figure")?.id ?? "";
+          const text = (e: Element) => (e.textContent ?? "").trim();
+          const titles = [...svg.querySelectorAll("[aria-label$='axis label'] text")];
+          const ticks = [...svg.querySelectorAll("[aria-label$='tick label'] text")];
+          const out: string[] = [`axes ${titles.length}`];
+          // d3's SI format on a log axis: "200m", "500µ" for 0.2 and 0.0005 (a reader sees metres, micro-units).
+          for (const t of ticks) if (/^[−-]?\d+(\.\d+)?[mµn]$/.test(text(t))) out.push(`tick "${text(t)}" in #${id}`);
+          for (const a of titles) {
+            const ra = a.getBoundingClientRect();
+            for (const t of ticks) {
+              const rt = t.getBoundingClientRect();
+              const overlap = Math.min(ra.right, rt.right) - Math.max(ra.left, rt.left) > 0.5 && Math.min(ra.bottom, rt.bottom) - Math.max(ra.top, rt.top) > 0.5;
+              if (overlap) out.push(`title "${text(a).slice(0, 30)}" over tick "${text(t)}" in #${id}`);
+            }
+          }
+          return out;
+        }),
+      );
+      for (const f of found) {
+        if (f.startsWith("axes ")) axes += Number(f.slice(5));
+        else failures.push(`${p || "home"} at ${width}: ${f}`);
+      }
+    }
+    await page.close();
+  }
+  assert.ok(axes > 0, "no axis title found: the selectors no longer match Plot's output");
+  assert.deepEqual(failures.slice(0, 20), [], `${failures.length} problems`);
+});
