@@ -8,6 +8,7 @@ import { metricLabel } from "./stats.ts";
 import { num } from "./format.ts";
 import type { ResultRecord } from "./data.ts";
 import { systemColor, systemLabel } from "./systems.ts";
+import { roleLabelledGroups } from "./chart-aria.ts";
 
 export interface ChartText {
   id: string;
@@ -56,6 +57,7 @@ export function render(chartOptions: Plot.PlotOptions, text: ChartText): string 
   desc.textContent = text.desc;
   svg.insertBefore(desc, svg.firstChild);
   svg.insertBefore(title, svg.firstChild);
+  roleLabelledGroups(svg);
   svg.setAttribute("role", "img");
   svg.removeAttribute("aria-label");
   svg.setAttribute("aria-labelledby", `${text.id}-title`);

@@ -1,6 +1,7 @@
 // Explore's result chart (Observable Plot), loaded in parallel with DuckDB. The mark is chosen from
 // the result's shape: a series over t → lines; category + number → bars; two numbers → dots; one → histogram.
 import * as Plot from "@observablehq/plot";
+import { roleLabelledGroups } from "../lib/chart-aria.ts";
 
 export type Row = Record<string, unknown>;
 export interface Column { name: string; numeric: boolean }
@@ -67,6 +68,7 @@ export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[]
     title.textContent = `Chart of the query result: ${description}`;
     svg.insertBefore(title, svg.firstChild);
     svg.setAttribute("role", "img");
+    roleLabelledGroups(svg);
   }
   const caption = document.createElement("figcaption");
   caption.textContent = `${description}${rows.length > CHART_ROW_LIMIT ? ` First ${CHART_ROW_LIMIT} rows.` : ""} The mark is chosen from the result's columns.`;
