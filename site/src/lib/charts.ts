@@ -37,7 +37,12 @@ export function legibleAxes(options: Plot.PlotOptions): Plot.PlotOptions {
   if (out.y) out.y = plain(out.y as Axis);
   const titled = (s: Axis) => s?.label !== null && s?.axis !== null && s?.axis !== "top";
   if (titled(out.x as Axis)) out.marginBottom = Math.max(out.marginBottom ?? 30, 42);
-  if (out.y && titled(out.y as Axis) && (out.y as Axis)?.label) out.marginTop = Math.max(out.marginTop ?? 20, 30);
+  const y = out.y as Axis;
+  if (y && titled(y) && y.label && out.fx && y.labelAnchor === undefined) {
+    // Facet labels (fx) take the top margin: the y title goes along the axis instead, left of its ticks.
+    out.y = { ...y, labelAnchor: "center" };
+    out.marginLeft = Math.max(out.marginLeft ?? 40, 60);
+  } else if (y && titled(y) && y.label) out.marginTop = Math.max(out.marginTop ?? 20, 30);
   return out;
 }
 
