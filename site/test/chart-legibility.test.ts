@@ -93,3 +93,83 @@ test("every system colour drawn in a chart has ≥ 3:1 contrast against the page
   assert.ok(checked > 0, "no coloured mark found");
   assert.deepEqual([...failures.values()], []);
 });
+
+test("no axis title is drawn over a tick label, and no axis prints SI sub-unit ticks (0.2 as \"200m\") at 1280 or 390 px", async () => {
+  const failures: string[] = [];
+  let axes = 0;
+  for (const width of [1280, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    for (const p of pages) {
+      const r = await page.goto(`${preview.root}${p}`);
+      if (r?.status() !== 200) continue;
+      const found = await page.$$eval("figure.chart svg", (svgs) =>
+        svgs.flatMap((svg) => {
+          const id = svg.closest("figure")?.id ?? "";
+          const text = (e: Element) => (e.textContent ?? "").trim();
+          const titles = [...svg.querySelectorAll("[aria-label$='axis label'] text")];
+          const ticks = [...svg.querySelectorAll("[aria-label$='tick label'] text")];
+          const out: string[] = [`axes ${titles.length}`];
+          // d3's SI format on a log axis: "200m", "500µ" for 0.2 and 0.0005 (a reader sees metres, micro-units).
+          for (const t of ticks) if (/^[−-]?\d+(\.\d+)?[mµn]$/.test(text(t))) out.push(`tick "${text(t)}" in #${id}`);
+          for (const a of titles) {
+            const ra = a.getBoundingClientRect();
+            for (const t of ticks) {
+              const rt = t.getBoundingClientRect();
+              const overlap = Math.min(ra.right, rt.right) - Math.max(ra.left, rt.left) > 0.5 && Math.min(ra.bottom, rt.bottom) - Math.max(ra.top, rt.top) > 0.5;
+              if (overlap) out.push(`title "${text(a).slice(0, 30)}" over tick "${text(t)}" in #${id}`);
+            }
+          }
+          return out;
+        }),
+      );
+      for (const f of found) {
+        if (f.startsWith("axes ")) axes += Number(f.slice(5));
+        else failures.push(`${p || "home"} at ${width}: ${f}`);
+      }
+    }
+    await page.close();
+  }
+  assert.ok(axes > 0, "no axis title found: the selectors no longer match Plot's output");
+  assert.deepEqual(failures.slice(0, 20), [], `${failures.length} problems`);
+});
+
+// CIE L*a*b* (D65) from sRGB, for the colour-difference check below (CIE76 ΔE: Euclidean distance in Lab).
+function lab(rgbv: number[]): number[] {
+  const [r, g, b] = rgbv.map((v) => v / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
+  const [x, y, z] = [(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883];
+  return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))];
+}
+const deltaE = (a: number[], b: number[]) => Math.hypot(...lab(a).map((v, i) => v - lab(b)[i]));
+
+test("the colours within one chart are distinguishable: every pair of distinct mark colours differs by ΔE76 ≥ 20", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const failures = new Set<string>();
+  let pairs = 0;
+  for (const p of pages) {
+    const r = await page.goto(`${preview.root}${p}`);
+    if (r?.status() !== 200) continue;
+    const charts = await page.$$eval("figure.chart svg", (svgs) =>
+      svgs.map((svg) => ({
+        id: svg.closest("figure")?.id ?? "",
+        colours: [...new Set([...svg.querySelectorAll("[fill], [stroke], rect, circle, path")].flatMap((e) => {
+          if (e.closest("[aria-label$='axis'], [aria-label^='rule'], [aria-label='frame'], [aria-label^='tick'], [aria-label^='grid']")) return [];
+          const s = getComputedStyle(e);
+          return [s.fill, s.stroke].filter((c) => c && c !== "none");
+        }))],
+      })),
+    );
+    for (const c of charts) {
+      const coloured = c.colours.map((x) => [x, rgb(x)] as const).filter((x): x is readonly [string, number[]] => !!x[1] && Math.max(...x[1]) - Math.min(...x[1]) >= 24);
+      for (let i = 0; i < coloured.length; i++)
+        for (let j = i + 1; j < coloured.length; j++) {
+          const d = deltaE(coloured[i][1], coloured[j][1]);
+          pairs++;
+          if (d > 0 && d < 20) failures.add(`${coloured[i][0]} vs ${coloured[j][0]} (ΔE ${d.toFixed(1)}) in #${c.id} on ${p || "home"}`);
+        }
+    }
+  }
+  await page.close();
+  assert.ok(pairs > 0, "no pair of coloured marks found");
+  assert.deepEqual([...failures], []);
+});

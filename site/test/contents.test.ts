@@ -72,3 +72,20 @@ test("following a contents link scrolls to its section", async () => {
   await page.close();
   assert.ok(tried > 0, "no contents link followed");
 });
+
+test("no study page repeats the same sentence of prose more than twice (the mcp-servers page gave one skip reason 17 times)", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const failures: string[] = [];
+  for (const s of studies) {
+    await page.goto(`${preview.root}studies/${s.name}/`);
+    // Prose only: paragraphs and list items (tables list one fact per row), not the command listings of what ran (pre/code) and the per-workload file lists of what ran.
+    const texts = await page.$$eval("main p, main li", (els) =>
+      els.filter((e) => !e.closest("pre, nav, details.ran, td")).map((e) => (e.textContent ?? "").split(/\s+/).join(" ").trim()).filter((t) => t.length >= 60),
+    );
+    const counts = new Map<string, number>();
+    for (const t of texts) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const [t, n] of counts) if (n > 2) failures.push(`${s.name}: ${n}× "${t.slice(0, 80)}"`);
+  }
+  await page.close();
+  assert.deepEqual(failures, []);
+});

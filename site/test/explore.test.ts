@@ -62,6 +62,20 @@ test("the default preset runs on load and shows its rows (and a chart when there
   assert.equal(qParam(page), (await editorText(page)).trim(), "the URL does not carry the query");
 });
 
+test("the chart colours each system with its own colour (the study pages'), not Plot's default scheme", async (t) => {
+  const colors: Record<string, string> = JSON.parse(await page.$eval("#explore", (e) => (e as HTMLElement).dataset.systemColors ?? "{}"));
+  const swatches = await page.$$eval("#result-chart span[class$='-swatch']", (els) =>
+    els.flatMap((e) => {
+      const fill = e.querySelector("svg")?.getAttribute("fill");
+      const label = (e.textContent ?? "").trim();
+      return fill && label ? [[label, fill] as [string, string]] : [];
+    }),
+  );
+  if (swatches.length === 0) return t.skip("the default preset's chart has no legend in this data");
+  assert.ok(Object.keys(colors).length > 0, "the page carries no system colours");
+  for (const [system, fill] of swatches) assert.equal(fill.toLowerCase(), colors[system]?.toLowerCase(), `${system}: legend colour ${fill}, the system's colour is ${colors[system]}`);
+});
+
 test("a preset chosen from the dropdown runs, shows rows and a chart, and its SQL goes into the URL", async () => {
   await page.selectOption("#preset", "runs");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("q")?.includes("count(DISTINCT system)"), null, { timeout: 30_000 });

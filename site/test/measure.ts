@@ -25,7 +25,7 @@ const listed = (dir: string) => {
     return [];
   }
 };
-const pages = exploreOnly ? [] : ["", "studies/", ...listed("reproduce"), "history/", ...listed("history").slice(0, 1), "diff/", ...listed("diff").slice(0, 1), ...studies.map((s) => `studies/${s.name}/`), "runs/", ...runs.slice(0, 1).map((r) => `runs/${r.run_id}/`), "methodology/", "explore/"];
+const pages = exploreOnly ? [] : ["", "studies/", "board/", ...listed("board").slice(0, 1), ...listed("reproduce"), "history/", ...listed("history").slice(0, 1), "diff/", ...listed("diff").slice(0, 1), ...studies.map((s) => `studies/${s.name}/`), "runs/", ...runs.slice(0, 1).map((r) => `runs/${r.run_id}/`), "methodology/", "explore/"];
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 

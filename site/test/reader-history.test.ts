@@ -58,13 +58,18 @@ test("each diff page's ratios and significance match the records", async (t) => 
   for (const [a, b] of shown.slice(-MAX_PAGES_CHECKED)) {
     const resp = await page.goto(`${preview.root}diff/${a}/${b}/`);
     assert.equal(resp?.status(), 200);
-    const rows = await page.$$eval("#diff-cells tbody tr", (trs) => trs.map((tr) => ({ ...(tr as HTMLElement).dataset })));
+    const rows = await page.$$eval("#diff-cells table.diff-cells tbody tr", (trs) =>
+      trs.map((tr) => ({ ...(tr as HTMLElement).dataset, study: (tr.closest("table") as HTMLElement).dataset.study, folded: tr.closest("details") !== null })),
+    );
     const ca = cellsOf(a);
     const cb = cellsOf(b);
     const common = [...ca.keys()].filter((k) => cb.has(k) && ca.get(k)!.mean !== 0);
     assert.equal(rows.length, common.length, `${a} → ${b}: ${rows.length} rows for ${common.length} common cells`);
-    let seenInsignificant = false;
+    const seenInsignificant = new Set<string>();
     for (const r of rows) {
+      // Grouped by study (the page's sections): a row sits in its own study's table, folded unless significant.
+      assert.equal(r.study, r.key!.split("|")[0], `${r.key}: listed in the table of study ${r.study}`);
+      assert.equal(r.folded, r.significant !== "true", `${r.key}: folded ${r.folded} with significant=${r.significant}`);
       const ia = ca.get(r.key!)!;
       const ib = cb.get(r.key!)!;
       const ratio = ib.mean / ia.mean;
@@ -72,8 +77,8 @@ test("each diff page's ratios and significance match the records", async (t) => 
       assert.ok(Math.abs(Number(r.ratio) - ratio) <= 1e-9 * Math.max(1, Math.abs(ratio)), `${r.key}: ratio ${r.ratio}, records give ${ratio}`);
       const sig = ia.method === "none" || ib.method === "none" ? "unknown" : String(ia.hi < ib.lo || ib.hi < ia.lo);
       assert.equal(r.significant, sig, `${r.key}: significance`);
-      if (r.significant !== "true") seenInsignificant = true;
-      else assert.ok(!seenInsignificant, `${r.key}: a significant change is listed after an insignificant one`);
+      if (r.significant !== "true") seenInsignificant.add(r.study!);
+      else assert.ok(!seenInsignificant.has(r.study!), `${r.key}: a significant change is listed after an insignificant one of its study`);
     }
     const am = runs.find((m) => m.run_id === a) as unknown as { machine: { label: string } };
     const bm = runs.find((m) => m.run_id === b) as unknown as { machine: { label: string } };

@@ -8,6 +8,7 @@ import { metricLabel } from "./stats.ts";
 import { num } from "./format.ts";
 import type { ResultRecord } from "./data.ts";
 import { systemColor, systemLabel } from "./systems.ts";
+import { roleLabelledGroups } from "./chart-aria.ts";
 
 export interface ChartText {
   id: string;
@@ -21,8 +22,33 @@ export function colorScale(systems: string[]): { domain: string[]; range: string
   return { domain, range: domain.map((s, i) => systemColor(s, i)), tickFormat: systemLabel };
 }
 
+type Axis = Plot.ScaleOptions | undefined;
+
+/**
+ * Axis defaults every chart gets (issue 21): Plot sets a bottom axis title marginBottom − 3 px below the
+ * axis, which at its default 30 px margin lands on the tick labels, and a top-left y title likewise over the
+ * top tick; log axes default to d3's SI format, which prints 0.2 as "200m". Log ticks keep d3's thinning
+ * (a string or function tickFormat still goes through the log scale's own tickFormat) with plain numbers.
+ */
+export function legibleAxes(options: Plot.PlotOptions): Plot.PlotOptions {
+  const out: Plot.PlotOptions = { ...options };
+  const plain = (s: Axis): Axis => (s?.type === "log" && s.tickFormat === undefined ? { ...s, tickFormat: "," } : s);
+  if (out.x) out.x = plain(out.x as Axis);
+  if (out.y) out.y = plain(out.y as Axis);
+  const titled = (s: Axis) => s?.label !== null && s?.axis !== null && s?.axis !== "top";
+  if (titled(out.x as Axis)) out.marginBottom = Math.max(out.marginBottom ?? 30, 42);
+  const y = out.y as Axis;
+  if (y && titled(y) && y.label && out.fx && y.labelAnchor === undefined) {
+    // Facet labels (fx) take the top margin: the y title goes along the axis instead, left of its ticks.
+    out.y = { ...y, labelAnchor: "center" };
+    out.marginLeft = Math.max(out.marginLeft ?? 40, 60);
+  } else if (y && titled(y) && y.label) out.marginTop = Math.max(out.marginTop ?? 20, 30);
+  return out;
+}
+
 // Exported for the reader pages' charts (reader-charts.ts).
-export function render(options: Plot.PlotOptions, text: ChartText): string {
+export function render(chartOptions: Plot.PlotOptions, text: ChartText): string {
+  const options = legibleAxes(chartOptions);
   const { document } = parseHTML("<!doctype html><html><body></body></html>");
   const node = Plot.plot({ ...options, document: document as unknown as Document, style: { fontFamily: "inherit", fontSize: "12px", overflow: "visible" } } as Plot.PlotOptions) as unknown as Element;
   const svg = node.tagName.toLowerCase() === "svg" ? node : [...node.children].find((c) => c.tagName.toLowerCase() === "svg");
@@ -36,6 +62,7 @@ export function render(options: Plot.PlotOptions, text: ChartText): string {
   desc.textContent = text.desc;
   svg.insertBefore(desc, svg.firstChild);
   svg.insertBefore(title, svg.firstChild);
+  roleLabelledGroups(svg);
   svg.setAttribute("role", "img");
   svg.removeAttribute("aria-label");
   svg.setAttribute("aria-labelledby", `${text.id}-title`);

@@ -3,6 +3,7 @@
 import * as Plot from "@observablehq/plot";
 import { render, colorScale, type ChartText } from "./charts.ts";
 import { verdictColor, type ClaimVerdict } from "./verdicts.ts";
+import { num } from "./format.ts";
 
 /** Per claim, the seed's ratio (hollow diamond) beside ours (dot with its 95 % interval); log scale, ratios not absolutes. */
 export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { compact?: boolean } = {}): string {
@@ -20,7 +21,7 @@ export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { comp
       marginLeft: Math.min(320, 20 + 6.6 * Math.max(...labels.map((l) => l.length))),
       marginRight: 20,
       marginBottom: 40,
-      x: { type: "log", domain: [lo, hi], label: "times better: claimed system ÷ the other (log scale) →", grid: true },
+      x: { type: "log", domain: [lo, hi], label: "times better: claimed system ÷ the other (log scale) →", grid: true, tickFormat: (d: number) => `${num(d)}×` },
       y: { label: null, domain: labels },
       color: { domain: Object.keys(verdictColor), range: Object.values(verdictColor), legend: !opts.compact },
       marks: [

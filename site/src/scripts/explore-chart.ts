@@ -1,12 +1,19 @@
 // Explore's result chart (Observable Plot), loaded in parallel with DuckDB. The mark is chosen from
 // the result's shape: a series over t → lines; category + number → bars; two numbers → dots; one → histogram.
 import * as Plot from "@observablehq/plot";
+import { roleLabelledGroups } from "../lib/chart-aria.ts";
 
 export type Row = Record<string, unknown>;
 export interface Column { name: string; numeric: boolean }
 const CHART_ROW_LIMIT = 5000;
 
-export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[]) {
+/** The systems' own colours when every value of the colour column names a system; else Plot's default scheme. */
+function colorScale(values: unknown[], systemColors: Record<string, string>): Plot.ScaleOptions {
+  const domain = [...new Set(values.map(String))].sort();
+  return domain.length > 0 && domain.every((v) => v in systemColors) ? { legend: true, domain, range: domain.map((v) => systemColors[v]) } : { legend: true };
+}
+
+export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[], systemColors: Record<string, string> = {}) {
   const numeric = columns.filter((c) => c.numeric).map((c) => c.name);
   const categorical = columns.filter((c) => !c.numeric).map((c) => c.name);
   const data = rows.slice(0, CHART_ROW_LIMIT);
@@ -23,7 +30,7 @@ export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[]
     description = `Line chart of ${y} over ${xName}${stroke ? `, one line per ${stroke}` : ""}.`;
     options = {
       y: { grid: true, label: `↑ ${y}` },
-      color: stroke ? { legend: true } : undefined,
+      color: stroke ? colorScale(data.map((d) => d[stroke]), systemColors) : undefined,
       marks: [Plot.lineY(data, { x: xName, y, stroke: stroke, tip: true }), Plot.ruleY([0])],
     };
   } else if (categorical.length >= 1 && numeric.length >= 1) {
@@ -39,7 +46,7 @@ export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[]
           x: { grid: true, label: `${x} →` },
           fy: { label: null },
           y: { label: null },
-          color: { legend: true },
+          color: colorScale(data.map((d) => d[cat2]), systemColors),
           marks: [Plot.barX(data, { fy: cat1, y: cat2, x, fill: cat2, tip: true }), Plot.ruleX([0])],
         }
       : {
@@ -47,7 +54,8 @@ export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[]
           height: Math.min(1600, 40 + categories.size * 22),
           x: { grid: true, label: `${x} →` },
           y: { label: null },
-          marks: [Plot.barX(data, { y: cat1, x, fill: "#2f6db5", tip: true }), Plot.ruleX([0])],
+          color: { ...colorScale(data.map((d) => d[cat1]), systemColors), legend: false },
+          marks: [Plot.barX(data, { y: cat1, x, fill: data.every((d) => String(d[cat1]) in systemColors) ? cat1 : "#2f6db5", tip: true }), Plot.ruleX([0])],
         };
   } else if (numeric.length >= 2) {
     description = `Scatter plot of ${numeric[1]} against ${numeric[0]}.`;
@@ -67,6 +75,7 @@ export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[]
     title.textContent = `Chart of the query result: ${description}`;
     svg.insertBefore(title, svg.firstChild);
     svg.setAttribute("role", "img");
+    roleLabelledGroups(svg);
   }
   const caption = document.createElement("figcaption");
   caption.textContent = `${description}${rows.length > CHART_ROW_LIMIT ? ` First ${CHART_ROW_LIMIT} rows.` : ""} The mark is chosen from the result's columns.`;

@@ -100,6 +100,7 @@ function renderScore(updateUrl: boolean) {
   });
   const wrap = document.createElement("div");
   wrap.className = "table-wrap";
+  wrap.tabIndex = 0; // a sideways-scrolling table must be reachable by keyboard (axe: scrollable-region-focusable)
   wrap.append(table);
   out.replaceChildren(wrap);
   out.dataset.scores = JSON.stringify(Object.fromEntries(scores.map((s) => [s.system, s.score])));

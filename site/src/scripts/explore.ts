@@ -28,6 +28,7 @@ const presets: Preset[] = JSON.parse(root.dataset.presets!);
 const columnTypes: Record<string, string> = JSON.parse(root.dataset.columns!);
 const recordTypes: Record<string, string> = JSON.parse(root.dataset.recordColumns!);
 const comparedRunsSql = root.dataset.comparedRuns!;
+const systemColors: Record<string, string> = JSON.parse(root.dataset.systemColors ?? "{}");
 
 // ---- start the slow parts at once: wasm (+ worker), data, then the editor and chart modules ----
 const database = openDatabase();
@@ -160,7 +161,7 @@ async function runQuery(text: string) {
     resultEl.hidden = false;
     delete resultEl.dataset.prerendered;
     $("prerendered-label").hidden = true;
-    (await chartModule).renderChart(chartEl, columns, rows);
+    (await chartModule).renderChart(chartEl, columns, rows, systemColors);
     downloadBtn.disabled = false;
     statusEl.textContent = `Done. ${loadedSummary}`;
     if (!firstResultMarked) {
