@@ -52,8 +52,10 @@ test("a real busy process between markers shows CPU even when the sampler never 
     writeFileSync(path.join(dir, MEASURE_END), "");
     const u = sampler.stop();
     assert.equal(u.window, "measured");
-    assert.ok(u.cpuSeconds > 0.2, `the burner's CPU seconds were counted (${u.cpuSeconds})`);
-    assert.ok(u.cpuPercent > 15, `cpu ${u.cpuPercent} %`);
+    // The old code measured a zero-length window here: exactly 0. Any share of a core passes, since on a
+    // loaded machine (the test suites at load 9 on 2 cores) the burner may get only a fraction of one.
+    assert.ok(u.cpuSeconds > 0.02, `the burner's CPU seconds were counted (${u.cpuSeconds})`);
+    assert.ok(u.cpuPercent > 1, `cpu ${u.cpuPercent} %`);
     assert.ok(u.peakMiB > 1, `memory ${u.peakMiB} MiB`);
   } finally {
     burner.kill("SIGKILL");
