@@ -59,7 +59,10 @@ test("each diff page's ratios and significance match the records", async (t) => 
     const resp = await page.goto(`${preview.root}diff/${a}/${b}/`);
     assert.equal(resp?.status(), 200);
     const rows = await page.$$eval("#diff-cells table.diff-cells tbody tr", (trs) =>
-      trs.map((tr) => ({ ...(tr as HTMLElement).dataset, study: (tr.closest("table") as HTMLElement).dataset.study, folded: tr.closest("details") !== null })),
+      trs.map((tr) => {
+        const d = (tr as HTMLElement).dataset;
+        return { key: d.key, ratio: d.ratio, significant: d.significant, study: (tr.closest("table") as HTMLElement).dataset.study, folded: tr.closest("details") !== null };
+      }),
     );
     const ca = cellsOf(a);
     const cb = cellsOf(b);
