@@ -9,7 +9,8 @@ import { UserError } from "./errors.ts";
 import { fromCsv, fromJsonl } from "./records.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 import { median } from "./stats.ts";
-import { VERDICTS, belowScale, claimHasWorkload, countedRecords, fmtRatio, judgeFromRun, pairedSamples, studyEnvOf, type Verdict } from "./verdicts.ts";
+import { VERDICTS, claimHasWorkload, fmtRatio, pairedSamples, type Verdict } from "./verdicts.ts";
+import { belowScale, countedRecords, judgeFromRun, studyEnvOf } from "./claim-run.ts";
 
 interface ReportCell { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number; status: string; reason?: string; started_at?: string; duration_s: number; noise?: { host_probe_ms?: number } }
 interface ReportManifest {

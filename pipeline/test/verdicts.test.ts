@@ -3,7 +3,8 @@
 // pairing (a tool's several values per repetition count once, the highest common concurrency).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseRun, claimRegion, claimSides, countedRecords, judgeClaim, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, pairedRepetitions, pairedSamples, pocockSpent, scaleShortfall, studyEnvOf, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
+import { claimRegion, claimSides, judgeClaim, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, pairedRepetitions, pairedSamples, pocockSpent, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
+import { chooseRun, countedRecords, scaleShortfall, studyEnvOf } from "../lib/claim-run.ts";
 import { tQuantile } from "../lib/stats.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 

@@ -4,7 +4,8 @@
 // from one run: the newest that measured both of its sides enough times (else the one with the most repetitions); runs
 // and machines are never pooled. Read at build time; analysis pages stay free of JS.
 import { runCatalogues, type ResultRecord, type RunManifest, type Study } from "./data.ts";
-import { DEFAULT_JUDGE_OPTIONS, VERDICTS, chooseRun, claimHasWorkload, claimRegion, countedRecords, fmtRatio, judgeClaim, judgeFromRun, pairedRepetitions, regionText, workloadText, scaleShortfall, studyEnvOf, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
+import { DEFAULT_JUDGE_OPTIONS, VERDICTS, claimHasWorkload, claimRegion, fmtRatio, judgeClaim, pairedRepetitions, regionText, workloadText, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
+import { chooseRun, countedRecords, judgeFromRun, scaleShortfall, studyEnvOf } from "../../../pipeline/lib/claim-run.ts";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 
 // claims.json's shape: pipeline/schema/claims.schema.json and its generated types. `samebox publish`
