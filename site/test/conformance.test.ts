@@ -169,5 +169,15 @@ test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with t
     const med = (server: string) => { const v = tput(server).filter((r) => r.workload === w && r.system === s).map((r) => r.value).sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
     assert.ok(Math.abs(ratio - med("toolboxsafe") / med("toolbox")) < 0.01, `${w} ${s}: ratio ${ratio} = safe ÷ default medians`);
   }
+  // The ratio shown is paired: per repetition safe ÷ default, geometric mean, with its interval.
+  for (const tr of await rows.evaluateAll((trs) => trs.map((r) => [r.getAttribute("data-workload") ?? "", r.getAttribute("data-system") ?? "", r.getAttribute("data-paired-ratio")] as const))) {
+    const [w, s, shown] = tr;
+    const byRep = (server: string) => new Map(tput(server).filter((r) => r.workload === w && r.system === s).map((r) => [r.repetition, r.value]));
+    const safe = byRep("toolboxsafe");
+    const logs = [...byRep("toolbox")].filter(([k]) => safe.has(k)).map(([k, v]) => Math.log(safe.get(k)! / v));
+    if (logs.length < 2) continue;
+    const geo = Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length);
+    assert.ok(shown !== null && Math.abs(Number(shown) / geo - 1) < 0.002, `${w} ${s}: paired ratio ${shown}, records give ${geo.toFixed(3)} over ${logs.length} repetitions`);
+  }
   assert.equal(await page.locator('table tr[data-server="toolboxsafe"]').count() > 0, true, "the servers table lists toolboxsafe with its configuration");
 });

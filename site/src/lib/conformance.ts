@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { ResultRecord, RunManifest } from "./data.ts";
 import type { ConformanceNegotiated, ConformanceReport } from "../../../pipeline/publish/publish.ts";
+import { tQuantile } from "../../../pipeline/lib/stats.ts";
 
 export const CONFORMANCE_WORKLOAD = "conformance";
 const TOTALS = new Set(["conformance_passed", "conformance_applicable"]);
@@ -149,7 +150,34 @@ export const SAFE_PAIRS: ReadonlyArray<readonly [string, string]> = [["toolbox",
 
 interface Stat { median: number; n: number }
 interface PairCell { workload: string; system: string; server: string; state: string; concurrency: number; metric(name: string): Stat | undefined }
-export interface SafetyRow { workload: string; system: string; state: string; concurrency: number; server: string; safe: string; plain: Stat; guarded: Stat; ratio: number }
+export interface SafetyRow { workload: string; system: string; state: string; concurrency: number; server: string; safe: string; plain: Stat; guarded: Stat; ratio: number; paired?: PairedRatio }
+/** Safe ÷ default per repetition (both ran back to back in one visit), geometric mean with its 95 % interval. */
+export interface PairedRatio { n: number; ratio: number; lo: number; hi: number }
+
+/**
+ * The paired ratio of two per-repetition series (repetition -> value): a Student-t interval on the log
+ * ratios of the repetitions that measured both, as the verdicts use (methodology page; Kalibera & Jones,
+ * ISMM 2013). Undefined below 2 pairs.
+ */
+export function pairedRatio(plain: Map<number, number>, guarded: Map<number, number>): PairedRatio | undefined {
+  const logs = [...plain].filter(([rep, v]) => v > 0 && (guarded.get(rep) ?? 0) > 0).map(([rep, v]) => Math.log(guarded.get(rep)! / v));
+  const n = logs.length;
+  if (n < 2) return undefined;
+  const mean = logs.reduce((a, b) => a + b, 0) / n;
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+  const h = (tQuantile(0.975, n - 1) * sd) / Math.sqrt(n);
+  return { n, ratio: Math.exp(mean), lo: Math.exp(mean - h), hi: Math.exp(mean + h) };
+}
+
+/** Throughput per repetition of one cell of a run, from its scalar records. */
+export function throughputByRepetition(records: ResultRecord[], run: string, at: { workload: string; system: string; variant: string; concurrency: number }): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const r of records) {
+    if (r.run_id !== run || r.study !== "mcp-db" || r.t !== null || r.metric !== "throughput") continue;
+    if (r.workload === at.workload && r.system === at.system && r.variant === at.variant && r.concurrency === at.concurrency) out.set(r.repetition, r.value);
+  }
+  return out;
+}
 
 /** Per workload × database × schema × concurrency measured both ways: median calls/s of each and safe ÷ default. */
 export function safetyCost(cells: PairCell[]): SafetyRow[] {
