@@ -76,6 +76,18 @@ test("the chart colours each system with its own colour (the study pages'), not 
   for (const [system, fill] of swatches) assert.equal(fill.toLowerCase(), colors[system]?.toLowerCase(), `${system}: legend colour ${fill}, the system's colour is ${colors[system]}`);
 });
 
+test("the result chart's text is at least 11 px (Plot's own default is 10 px)", async (t) => {
+  const sizes = await page.$$eval("#result-chart svg text", (ts) =>
+    ts.filter((x) => (x.textContent ?? "").trim()).map((x) => {
+      const svg = x.closest("svg") as SVGSVGElement;
+      const vb = svg.viewBox.baseVal;
+      return Number.parseFloat(getComputedStyle(x).fontSize) * (vb?.width ? svg.getBoundingClientRect().width / vb.width : 1);
+    }),
+  );
+  if (sizes.length === 0) return t.skip("no chart text in this data");
+  assert.ok(Math.min(...sizes) >= 11 - 1e-6, `smallest chart text ${Math.min(...sizes).toFixed(1)} px`);
+});
+
 test("a preset chosen from the dropdown runs, shows rows and a chart, and its SQL goes into the URL", async () => {
   await page.selectOption("#preset", "runs");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("q")?.includes("count(DISTINCT system)"), null, { timeout: 30_000 });

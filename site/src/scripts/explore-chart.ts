@@ -68,7 +68,7 @@ export function renderChart(chartEl: HTMLElement, columns: Column[], rows: Row[]
     chartEl.replaceChildren(Object.assign(document.createElement("p"), { textContent: "No chart: the result has no numeric column." }));
     return;
   }
-  const node = Plot.plot({ width: Math.min(900, chartEl.clientWidth || 800), ...options, ariaLabel: "Chart of the query result", ariaDescription: description });
+  const node = Plot.plot({ width: Math.min(900, chartEl.clientWidth || 800), style: { fontSize: "12px" }, ...options, ariaLabel: "Chart of the query result", ariaDescription: description });
   const svg = node.tagName.toLowerCase() === "svg" ? node : node.querySelector(":scope > svg");
   if (svg) {
     const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
