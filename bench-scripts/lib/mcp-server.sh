@@ -1,7 +1,13 @@
 # shellcheck shell=bash disable=SC2034,SC2119  # variables here are used by the verbs that source this
-# Shared by the server verbs of the mcp-servers study (seed 003): bench-scripts/systems/mcp-<impl>/.
-# Source it from a verb, after nothing else:   . "$(dirname "$0")/../../lib/mcp-server.sh"
-# It sources lib/common.sh and lib/toolchains.sh and sets, from the folder name mcp-<impl>:
+# The one lifecycle library of every MCP server samebox starts: start in its own session with a pid
+# file, wait for an MCP initialize, check, stop the process group, source hashes for builds.
+# Two kinds of folder source it (from a verb, after nothing else):
+#   bench-scripts/systems/mcp-<impl>/   the mcp-servers study's servers (seed 003), which are systems:
+#                                        . "$(dirname "$0")/../../lib/mcp-server.sh"
+#   bench-scripts/studies/<st>/servers/<server>/   a study's own servers (mcp-db's Faucet, DBHub,
+#                                        Toolbox), through the study's servers/_lib.sh, which calls
+#                                        mcp_study_server_init after sourcing this.
+# It sources lib/common.sh and lib/toolchains.sh. For a system folder mcp-<impl> it sets:
 #   MCP_IMPL        <impl> (rust, go, java-vt, ...), also the tools' server_type
 #   MCP_PORT        seed port + 10100 (SAMEBOX_MCP_PORT overrides)
 #   MCP_URL         http://127.0.0.1:$MCP_PORT/mcp
@@ -15,10 +21,26 @@
 # shellcheck source=./toolchains.sh
 . "$(dirname "${BASH_SOURCE[0]}")/toolchains.sh"
 
-MCP_SYSTEM_DIR="$(cd "$(dirname "$0")" && pwd)"
-MCP_SYSTEM_NAME="$(basename "$MCP_SYSTEM_DIR")"
-[[ "$MCP_SYSTEM_NAME" == mcp-* ]] || die "lib/mcp-server.sh is for bench-scripts/systems/mcp-<impl>/ verbs, not '$MCP_SYSTEM_NAME'"
-MCP_IMPL="${MCP_SYSTEM_NAME#mcp-}"
+MCP_DIR="$(cd "$(dirname "$0")" && pwd)"
+MCP_PROTOCOL_CHECK=2025-06-18
+
+# mcp_study_server_init DEFAULT_PORT: a study's own server (folder studies/<st>/servers/<name>):
+# MCP_SERVER_NAME, MCP_OPT $SAMEBOX_OPT/mcp-servers/<name>, MCP_STATE $SAMEBOX_STATE/mcp-servers/<name>,
+# MCP_PORT (env MCP_PORT, else DEFAULT_PORT), MCP_URL. Such a server is restarted by every start
+# (it may serve another database) and has no dependencies to bring up.
+mcp_study_server_init() {
+  MCP_SERVER_NAME="$(basename "$MCP_DIR")"
+  MCP_NAME="$MCP_SERVER_NAME"
+  MCP_OPT="$SAMEBOX_OPT/mcp-servers/$MCP_SERVER_NAME"
+  MCP_STATE="$SAMEBOX_STATE/mcp-servers/$MCP_SERVER_NAME"
+  MCP_PIDFILE="$MCP_STATE/server.pid"
+  MCP_LOG="$MCP_STATE/server.log"
+  MCP_PORT_VAR=MCP_PORT
+  MCP_PORT="${MCP_PORT:-$1}"
+  require_port MCP_PORT "$MCP_PORT"
+  MCP_URL="http://127.0.0.1:$MCP_PORT/mcp"
+  MCP_CLIENT_VERSION=0
+}
 
 # Seed 003 ports + 10100 (the seed's 8080.. would collide with common local services).
 mcp_seed_port() {
@@ -34,16 +56,36 @@ mcp_seed_port() {
 MCP_IMPLS=(rust go java java-vt java-webflux quarkus micronaut bun nodejs python
   java-native java-vt-native java-webflux-native quarkus-native micronaut-native)
 
-MCP_PORT="${SAMEBOX_MCP_PORT:-$(mcp_seed_port "$MCP_IMPL" || die "unknown MCP server '$MCP_IMPL' (valid: ${MCP_IMPLS[*]})")}"
-require_port SAMEBOX_MCP_PORT "$MCP_PORT"
-MCP_URL="http://127.0.0.1:$MCP_PORT/mcp"
-MCP_OPT="$SAMEBOX_OPT/mcp-servers/$MCP_IMPL"
-MCP_STATE="$SAMEBOX_STATE/$MCP_SYSTEM_NAME"
-MCP_PIDFILE="$MCP_STATE/server.pid"
-MCP_LOG="$MCP_STATE/server.log"
-export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:${SAMEBOX_REDIS_PORT:-16379}}"
-export API_SERVICE_URL="${API_SERVICE_URL:-http://127.0.0.1:${SAMEBOX_API_PORT:-18100}}"
-MCP_PROTOCOL_CHECK=2025-06-18
+# mcp_system_init: a server that is a system (folder systems/mcp-<impl>); run when this file is
+# sourced from such a folder. Its start first brings up the mcp-servers study's dependencies and
+# leaves a server that answers running.
+mcp_system_init() {
+  MCP_SYSTEM_NAME="$(basename "$MCP_DIR")"
+  [[ "$MCP_SYSTEM_NAME" == mcp-* ]] || die "lib/mcp-server.sh is for bench-scripts/systems/mcp-<impl>/ verbs, not '$MCP_SYSTEM_NAME'"
+  MCP_NAME="$MCP_SYSTEM_NAME"
+  MCP_SYSTEM_DIR="$MCP_DIR"
+  MCP_IMPL="${MCP_SYSTEM_NAME#mcp-}"
+  MCP_PORT_VAR=SAMEBOX_MCP_PORT
+  MCP_PORT="${SAMEBOX_MCP_PORT:-$(mcp_seed_port "$MCP_IMPL" || die "unknown MCP server '$MCP_IMPL' (valid: ${MCP_IMPLS[*]})")}"
+  require_port SAMEBOX_MCP_PORT "$MCP_PORT"
+  MCP_URL="http://127.0.0.1:$MCP_PORT/mcp"
+  MCP_OPT="$SAMEBOX_OPT/mcp-servers/$MCP_IMPL"
+  MCP_STATE="$SAMEBOX_STATE/$MCP_SYSTEM_NAME"
+  MCP_PIDFILE="$MCP_STATE/server.pid"
+  MCP_LOG="$MCP_STATE/server.log"
+  MCP_CLIENT_VERSION=1
+  MCP_KEEP_RUNNING=1
+  export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:${SAMEBOX_REDIS_PORT:-16379}}"
+  export API_SERVICE_URL="${API_SERVICE_URL:-http://127.0.0.1:${SAMEBOX_API_PORT:-18100}}"
+}
+
+# mcp_start_deps: the runner starts a system before the study's prepare: bring Redis + api-service up
+# first so a server that connects at boot finds them (SAMEBOX_MCP_NO_DEPS=1: the caller manages them).
+mcp_start_deps() {
+  [[ "${MCP_KEEP_RUNNING:-}" == 1 && -z "${SAMEBOX_MCP_NO_DEPS:-}" ]] || return 0
+  "$BENCH_SCRIPTS_DIR/studies/mcp-servers/deps" ensure >/dev/null \
+    || die "the study's dependencies (Redis at $REDIS_URL, api-service at $API_SERVICE_URL) did not come up"
+}
 
 # shellcheck disable=SC2120  # callers may pass URL/PROTOCOL; the verbs use the defaults
 # mcp_initialize_ok [URL] [PROTOCOL]: an MCP initialize POST gets a JSON-RPC result (JSON or SSE).
@@ -51,19 +93,13 @@ mcp_initialize_ok() {
   local url="${1:-$MCP_URL}" proto="${2:-$MCP_PROTOCOL_CHECK}" body
   body="$(curl -sS -m 5 -X POST "$url" \
     -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-    --data '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"'"$proto"'","capabilities":{},"clientInfo":{"name":"samebox-check","version":"1"}}}' \
+    --data '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"'"$proto"'","capabilities":{},"clientInfo":{"name":"samebox-check","version":"'"${MCP_CLIENT_VERSION:-1}"'"}}}' \
     2>/dev/null)" || return 1
   [[ "$body" == *'"result"'* && "$body" == *protocolVersion* ]]
 }
 
 # mcp_pid: the pid in the pid file when that process is alive (nothing otherwise).
-mcp_pid() {
-  [[ -f "$MCP_PIDFILE" ]] || return 0
-  local pid
-  pid="$(tr -dc '0-9' < "$MCP_PIDFILE")"
-  if pid_alive "$pid"; then printf '%s\n' "$pid"; fi
-  return 0
-}
+mcp_pid() { pidfile_pid "$MCP_PIDFILE"; }
 
 mcp_port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -87,20 +123,18 @@ mcp_server_start() {
     timeout_s=$SAMEBOX_MCP_START_TIMEOUT
   fi
   mkdir -p "$MCP_STATE"
+  # A system's server that answers is kept; a study's own server is restarted (it may serve another database).
   if [[ -n "$(mcp_pid)" ]]; then
-    if mcp_initialize_ok; then log "$MCP_SYSTEM_NAME already running (pid $(mcp_pid)) on $MCP_URL"; return 0; fi
-    log "$MCP_SYSTEM_NAME pid $(mcp_pid) does not answer: stopping it first"
+    if [[ "${MCP_KEEP_RUNNING:-}" == 1 ]] && mcp_initialize_ok; then log "$MCP_NAME already running (pid $(mcp_pid)) on $MCP_URL"; return 0; fi
+    log "$MCP_NAME pid $(mcp_pid) is running: stopping it first"
     mcp_server_stop
   fi
-  # The runner starts a system before the study's prepare: bring Redis + api-service up first so
-  # a server that connects at boot finds them (SAMEBOX_MCP_NO_DEPS=1: the caller manages them).
-  if [[ -z "${SAMEBOX_MCP_NO_DEPS:-}" ]]; then
-    "$BENCH_SCRIPTS_DIR/studies/mcp-servers/deps" ensure >/dev/null \
-      || die "the study's dependencies (Redis at $REDIS_URL, api-service at $API_SERVICE_URL) did not come up"
-  fi
-  mcp_port_busy "$MCP_PORT" && die "port $MCP_PORT is already in use by another process (set SAMEBOX_MCP_PORT to a free port)"
+  mcp_start_deps
+  mcp_port_busy "$MCP_PORT" && die "port $MCP_PORT is already in use by another process (set $MCP_PORT_VAR to a free port)"
   : > "$MCP_LOG"
-  log "starting $MCP_SYSTEM_NAME on $MCP_URL (REDIS_URL=$REDIS_URL API_SERVICE_URL=$API_SERVICE_URL): $*"
+  if [[ "${MCP_KEEP_RUNNING:-}" == 1 ]]; then
+    log "starting $MCP_NAME on $MCP_URL (REDIS_URL=$REDIS_URL API_SERVICE_URL=$API_SERVICE_URL): $*"
+  fi
   if [[ -n "$cwd" ]]; then
     (cd "$cwd" && exec setsid "$@" >>"$MCP_LOG" 2>&1 < /dev/null) &
   else
@@ -111,14 +145,14 @@ mcp_server_start() {
   inside_pidfile "$MCP_PIDFILE"  # the MCP server is under test: its CPU is the cell's own
   for (( i = 0; i < timeout_s * 4; i++ )); do
     if ! pid_alive "$pid"; then
-      log "$MCP_SYSTEM_NAME exited during start; last log lines:"; tail -n 20 "$MCP_LOG" >&2
+      log "$MCP_NAME exited during start; last log lines:"; tail -n 20 "$MCP_LOG" >&2
       rm -f "$MCP_PIDFILE"
       return 1
     fi
-    if mcp_initialize_ok; then log "$MCP_SYSTEM_NAME ready on $MCP_URL (pid $pid, $(( i / 4 )) s)"; return 0; fi
+    if mcp_initialize_ok; then log "$MCP_NAME ready on $MCP_URL (pid $pid, $(( i / 4 )) s)"; return 0; fi
     sleep 0.25
   done
-  log "$MCP_SYSTEM_NAME did not answer initialize on $MCP_URL within ${timeout_s} s; last log lines:"
+  log "$MCP_NAME did not answer initialize on $MCP_URL within ${timeout_s} s; last log lines:"
   tail -n 20 "$MCP_LOG" >&2
   mcp_server_stop
   return 1
@@ -132,12 +166,12 @@ mcp_server_stop() {
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   for (( i = 0; i < 40; i++ )); do pid_alive "$pid" || break; sleep 0.25; done
   if pid_alive "$pid"; then
-    log "$MCP_SYSTEM_NAME (pid $pid) ignored TERM for 10 s: KILL"
+    log "$MCP_NAME (pid $pid) ignored TERM for 10 s: KILL"
     kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
   fi
   # Children that left the group are not ours to chase; the group is what setsid gave us.
   rm -f "$MCP_PIDFILE"
-  log "$MCP_SYSTEM_NAME stopped"
+  log "$MCP_NAME stopped"
 }
 
 mcp_server_check() { mcp_initialize_ok; }
@@ -168,3 +202,7 @@ mcp_native_unavailable() {
   [[ -n "$ni" && -x "$ni" ]] || ni="$(command -v native-image || true)"
   [[ -n "$ni" ]] || not_available "GraalVM native-image is not installed on this machine (cloud box only: set GRAALVM_HOME)"
 }
+
+# A verb in bench-scripts/systems/mcp-<impl>/ is a system: initialise now. A study's own server's
+# _lib.sh calls mcp_study_server_init itself.
+if [[ "$(basename "$(dirname "$MCP_DIR")")" == systems ]]; then mcp_system_init; fi

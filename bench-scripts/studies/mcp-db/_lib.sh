@@ -14,7 +14,7 @@
 if [[ -x /usr/bin/python3 ]]; then python3() { /usr/bin/python3 "$@"; }; fi
 
 MCPDB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-MCP_SERVERS_DIR="$BENCH_SCRIPTS_DIR/mcp-servers"
+MCPDB_SERVERS_DIR="$MCPDB_DIR/servers"
 MCPDB_STATE="$SAMEBOX_STATE/mcp-db"
 MCPDB_BIN="$MCPDB_STATE/bin"
 # toolboxsafe: MCP Toolbox with --allowed-hosts 127.0.0.1,localhost (issue 22: Toolbox's default '*'

@@ -25,7 +25,7 @@ if (cd bench-scripts/studies/mcp-db/tools && go test ./... >&2); then ok "go tes
 
 # 3. End to end on real engines and servers.
 export SAMEBOX_STATE="${SAMEBOX_STATE:-/var/lib/samebox}" MCPDB_SCALE=0.0002
-sys="bench-scripts/systems" study="bench-scripts/studies/mcp-db" servers="bench-scripts/mcp-servers"
+sys="bench-scripts/systems" study="bench-scripts/studies/mcp-db" servers="bench-scripts/studies/mcp-db/servers"
 
 # 3a. The client ceiling: both clients against mcp-null's echo tool (the cheapest server), no database (the system
 # name only groups cells). The same concurrency, duration and warm-up for both, as in a run.

@@ -1,4 +1,4 @@
-module samebox/bench-scripts/mcp-servers/faucet/build
+module samebox/bench-scripts/studies/mcp-db/servers/faucet/build
 
 go 1.26
 
