@@ -22,6 +22,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/toolchains.sh"
 
 MCP_DIR="$(cd "$(dirname "$0")" && pwd)"
+# Set by mcp_system_init or mcp_study_server_init (below).
+MCP_NAME="" MCP_OPT="" MCP_STATE="" MCP_PIDFILE="" MCP_LOG="" MCP_URL=""
 MCP_PROTOCOL_CHECK=2025-06-18
 
 # mcp_study_server_init DEFAULT_PORT: a study's own server (folder studies/<st>/servers/<name>):

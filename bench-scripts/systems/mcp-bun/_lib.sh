@@ -1,9 +1,11 @@
 # shellcheck shell=bash disable=SC2034  # variables here are used by the verbs that source this
-# Bun runs the same JS server as mcp-nodejs (systems/mcp-nodejs/app, one source); this folder only
+# Bun runs the same JS server as mcp-nodejs (lib/mcp-node.sh, source lib/mcp-node/); this folder only
 # pins the runtime: runtime/package.json + lock (npm package bun, whose platform package ships the
 # binary) installed under $MCP_OPT/runtime (sourced, not a verb).
-# shellcheck source=../mcp-nodejs/_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../mcp-nodejs/_lib.sh"
+# shellcheck source=../../lib/mcp-server.sh
+. "$(dirname "$0")/../../lib/mcp-server.sh"
+# shellcheck source=../../lib/mcp-node.sh
+. "$(dirname "$0")/../../lib/mcp-node.sh"
 
 BUN_RUNTIME_SRC="$MCP_SYSTEM_DIR/runtime"
 BUN_RUNTIME="$MCP_OPT/runtime"

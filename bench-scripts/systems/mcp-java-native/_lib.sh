@@ -1,11 +1,9 @@
-# shellcheck shell=bash disable=SC2034  # read by native-verb and _native.sh
+# shellcheck shell=bash disable=SC2034  # read by lib/mcp-jvm-native-verb and lib/mcp-jvm-native.sh
 # mcp-java-native: the GraalVM native image of mcp-java (same sources, module, arguments; cloud box only).
+# The family's shared code and sources: lib/mcp-jvm-native.sh, lib/mcp-jvm.sh and lib/mcp-jvm/ (framework spring-mvc).
+# shellcheck source=../../lib/mcp-server.sh
+. "$(dirname "$0")/../../lib/mcp-server.sh"
 NATIVE_BUILD_IMPL=java-native
-# shellcheck source=../mcp-java/_lib.sh
-. "$(dirname "$0")/../mcp-java/_lib.sh"
-NATIVE_BINARY=mcp-spring-webmvc/mcp-spring-webmvc
-NATIVE_APP_ARGS=("${JVM_APP_ARGS[@]}")
-NATIVE_VERSION="$JVM_VERSION"
-NATIVE_CONFIG=("${JVM_CONFIG[@]}")
-# shellcheck source=../mcp-java/_native.sh
-. "$(dirname "$0")/../mcp-java/_native.sh"
+# shellcheck source=../../lib/mcp-jvm-native.sh
+. "$(dirname "$0")/../../lib/mcp-jvm-native.sh"
+native_framework spring-mvc

@@ -1,5 +1,9 @@
-# shellcheck shell=bash disable=SC2034  # read by jvm-verb and _jvm.sh
-# mcp-java-vt: the mcp-java jar (same source tree, same build) started with
-# spring.threads.virtual.enabled=true; mcp-java/_lib.sh switches on MCP_IMPL.
-# shellcheck source=../mcp-java/_lib.sh
-. "$(dirname "$0")/../mcp-java/_lib.sh"
+# shellcheck shell=bash disable=SC2034  # read by lib/mcp-jvm-verb and lib/mcp-jvm.sh
+# mcp-java-vt: the mcp-java jar (same source tree, same build) started with spring.threads.virtual.enabled=true.
+# The family's shared code and sources: lib/mcp-jvm.sh and lib/mcp-jvm/ (framework spring-mvc).
+# shellcheck source=../../lib/mcp-server.sh
+. "$(dirname "$0")/../../lib/mcp-server.sh"
+JVM_BUILD_IMPL=java
+# shellcheck source=../../lib/mcp-jvm.sh
+. "$(dirname "$0")/../../lib/mcp-jvm.sh"
+jvm_framework spring-mvc

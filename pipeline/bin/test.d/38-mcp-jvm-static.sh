@@ -3,4 +3,4 @@
 # flags, the natives' exit 3 with the reason here). Their builds, starts and conformance run in suite 36.
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 1
-exec bash bench-scripts/systems/mcp-java/jvm-test.sh
+exec bash bench-scripts/lib/mcp-jvm-test.sh

@@ -1,23 +1,30 @@
 # shellcheck shell=bash disable=SC2034  # variables here are used by the verbs that source this
 # Shared by the GraalVM native MCP servers (mcp-java-native, mcp-java-vt-native,
 # mcp-java-webflux-native, mcp-quarkus-native, mcp-micronaut-native): the same sources as their JVM
-# twins (mcp-java/jvm), compiled by GraalVM CE 25 native-image with `mvn -Pnative package`.
+# twins (lib/mcp-jvm), compiled by GraalVM CE 25 native-image with `mvn -Pnative package`.
 # GraalVM is downloaded only on the cloud box (Ubuntu 24.04, internet); on any other machine without
 # native-image every verb that needs the binary exits 3 with the reason.
 #
-# A system's _lib.sh sets, before sourcing this:
-#   JVM_MODULE       the Maven module (as the JVM twin)
+# A system's _lib.sh sets, before sourcing this (after lib/mcp-server.sh):
 #   NATIVE_BUILD_IMPL whose build output it runs (java-vt-native runs java-native's binary)
-#   NATIVE_BINARY    the executable the build leaves, relative to the build dir
-#   NATIVE_APP_ARGS  arguments after the binary (array)
-#   NATIVE_VERSION, NATIVE_CONFIG   the version line and config lines
+# then calls native_framework FRAMEWORK (the JVM twin's word for jvm_framework), which sets the module,
+# NATIVE_BINARY (the executable the build leaves, relative to the build dir), NATIVE_APP_ARGS,
+# NATIVE_VERSION and NATIVE_CONFIG as the twin's.
 
 NATIVE_GRAALVM_VERSION="${SAMEBOX_GRAALVM_VERSION:-25.0.1}"
 NATIVE_GRAALVM_HOME="${GRAALVM_HOME:-$SAMEBOX_OPT/graalvm-ce-$NATIVE_GRAALVM_VERSION}"
 NATIVE_UNAVAILABLE="GraalVM native-image is not available on this machine; the cloud box builds it"
 JVM_BUILD_IMPL="$NATIVE_BUILD_IMPL"
-# shellcheck source=./_jvm.sh
-. "$(dirname "${BASH_SOURCE[0]}")/_jvm.sh"
+# shellcheck source=./mcp-jvm.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mcp-jvm.sh"
+
+# native_framework FRAMEWORK: the JVM twin's module, arguments, version and config (jvm_framework).
+native_framework() {
+  jvm_framework "$1"
+  NATIVE_APP_ARGS=("${JVM_APP_ARGS[@]}")
+  NATIVE_VERSION="$JVM_VERSION"
+  NATIVE_CONFIG=("${JVM_CONFIG[@]}")
+}
 
 native_image_ok() { [[ -x "$NATIVE_GRAALVM_HOME/bin/native-image" ]]; }
 

@@ -2,13 +2,13 @@
 # shellcheck disable=SC2015  # `check && ok || bad` is the suites' idiom
 # Tests of the JVM MCP server systems (mcp-java, mcp-java-vt, mcp-java-webflux, mcp-quarkus,
 # mcp-micronaut) and their GraalVM natives, beyond what the study suite (36-mcp-servers) checks:
-#   bash bench-scripts/systems/mcp-java/jvm-test.sh          # static: shellcheck, system.json, verbs
-#   bash bench-scripts/systems/mcp-java/jvm-test.sh --live   # + install/start/conformance/stop each
+#   bash bench-scripts/lib/mcp-jvm-test.sh          # static: shellcheck, system.json, verbs, folders stand alone
+#   bash bench-scripts/lib/mcp-jvm-test.sh --live   # + install/start/conformance/stop each
 # --live needs Redis + api-service up and seeded (studies/mcp-servers/deps start) at REDIS_URL /
 # API_SERVICE_URL (SAMEBOX_REDIS_PORT / SAMEBOX_API_PORT); use your own SAMEBOX_STATE.
 set -uo pipefail
-cd "$(dirname "$0")/../../.." || exit 1
-# shellcheck source=../../../pipeline/bin/test-lib.sh
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=../../pipeline/bin/test-lib.sh
 . pipeline/bin/test-lib.sh
 sys=bench-scripts/systems
 jvm=(mcp-java mcp-java-vt mcp-java-webflux mcp-quarkus mcp-micronaut)
@@ -21,8 +21,9 @@ esac
 
 libs=()
 for s in "${jvm[@]}" "${natives[@]}"; do libs+=("$sys/$s/_lib.sh"); done
-t "shellcheck JVM/native verbs and libs" shellcheck -x $sys/mcp-java/jvm-verb $sys/mcp-java/native-verb \
-  $sys/mcp-java/_jvm.sh $sys/mcp-java/_native.sh $sys/mcp-java/jvm-test.sh "${libs[@]}"
+lib=bench-scripts/lib
+t "shellcheck JVM/native verbs and libs" shellcheck -x $lib/mcp-jvm-verb $lib/mcp-jvm-native-verb \
+  $lib/mcp-jvm.sh $lib/mcp-jvm-native.sh $lib/mcp-jvm-test.sh "${libs[@]}"
 
 for s in "${jvm[@]}" "${natives[@]}"; do
   t "$s/system.json: name, kind server, label, notes" python3 -c "
@@ -33,6 +34,9 @@ assert d['name'] == '$s' and d['kind'] == 'server' and d['label'] and len(d['not
   for v in install start check stop version env pids config; do
     [[ -x "$sys/$s/$v" ]] || bad "$s/$v is not executable"
   done
+  # The folder stands alone: nothing in it sources, links to or builds from another system's folder.
+  refs=$(grep -l 'systems/\|\.\./mcp-' "$sys/$s"/_lib.sh 2>/dev/null; find "$sys/$s" -type l -lname '../mcp-*')
+  [[ -z "$refs" ]] && ok "$s stands alone (shared code in bench-scripts/lib)" || bad "$s reads another system's folder: $refs"
   env_out=$(bash "$sys/$s/env" 2>&1)
   [[ "$env_out" == *"MCP_URL=http://127.0.0.1:"*"/mcp"*"MCP_SERVER_TYPE=${s#mcp-}"* ]] && ok "$s env" || bad "$s env: $env_out"
   ver=$(bash "$sys/$s/version" 2>/dev/null)
