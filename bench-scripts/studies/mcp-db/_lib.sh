@@ -66,12 +66,12 @@ mcpdb_build_tools() {
     rm -f "$MCPDB_BIN"/.tools-*
     touch "$stamp"
   fi
-  # mcp-trivial (the client ceiling's target) is the same module as mcp-load.
+  # The client ceiling's target is mcp-null (tools/cmd, built above): the one cheapest server.
   want="$(src_hash "$MCPDB_LOADGEN")"
   stamp="$MCPDB_BIN/.mcp-load-$want"
-  if [[ ! -f "$stamp" || ! -x "$MCPDB_BIN/mcp-load" || ! -x "$MCPDB_BIN/mcp-trivial" ]]; then
-    log "building mcp-load and mcp-trivial"
-    (cd "$MCPDB_LOADGEN" && go build -trimpath -o "$MCPDB_BIN/" ./cmd/mcp-load ./cmd/mcp-trivial) >&2
+  if [[ ! -f "$stamp" || ! -x "$MCPDB_BIN/mcp-load" ]]; then
+    log "building mcp-load"
+    (cd "$MCPDB_LOADGEN" && go build -trimpath -o "$MCPDB_BIN/" ./cmd/mcp-load) >&2
     rm -f "$MCPDB_BIN"/.mcp-load-*
     touch "$stamp"
   fi

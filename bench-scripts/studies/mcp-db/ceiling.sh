@@ -1,8 +1,7 @@
 # shellcheck shell=bash
 # The client ceiling (workloads client_ceiling and client_ceiling_k6; sourced by run, which has
 # defined faults() and validated the numbers it passes). No database: a fresh
-# mcp-null (tools/cmd/mcp-null, the cheapest server possible: canned JSON answers; or, by workload key
-# trivial_server, mcp-trivial from loadgen/mcp-load) on a free 127.0.0.1 port, and one load
+# mcp-null (tools/cmd/mcp-null, the one cheapest server: canned JSON answers) on a free 127.0.0.1 port, and one load
 # client against its trivial tool with the settings of the database cells (protocol
 # $MCPDB_PROTOCOL, closed loop, THREADS sessions, WARMUP + DURATION):
 #   mcp-load  stdout = mcp-load's JSON report (parser mcp-load), as in the database cells
@@ -15,17 +14,15 @@ ceiling_run() {
   tool="$(json_get "$wl" trivial_tool)"
   args="$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])).get("trivial_args", {})))' "$wl")"
   response="$(json_get "$wl" trivial_response)"
-  # trivial_server: mcp-null (default; the cheapest server possible, JSON answers only, so the
-  # figure is the client's ceiling) or mcp-trivial (the official Go SDK server with tools that do no work).
+  # trivial_server: mcp-null (the default and only value: the cheapest server possible, JSON answers
+  # only, so the figure is the client's ceiling).
   server="$(json_get "$wl" trivial_server)"
   server="${server:-mcp-null}"
   [[ -n "$tool" ]] || die "$wl: 'trivial_tool' is missing (valid: echo, noop)"
   local server_args=(--addr 127.0.0.1:0 --max-lifetime "$(( warmup + ${WARMUP_MAX:-0} + duration + 300 ))s")
   case "$server:${response:-json}" in
     mcp-null:json) response=json ;;
-    mcp-trivial:sse) ;;
-    mcp-trivial:json) server_args+=(--json-response) ;;
-    *) die "$wl: trivial_server '$server' with trivial_response '$response' is not valid (valid: mcp-null with json, mcp-trivial with sse or json)" ;;
+    *) die "$wl: trivial_server '$server' with trivial_response '$response' is not valid (valid: mcp-null with json)" ;;
   esac
   case "$client" in
     mcp-load) ;;
