@@ -352,13 +352,24 @@ install_pgvector() { # the PGDG package of the PostgreSQL major the system's ins
 if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
   export DEBIAN_FRONTEND=noninteractive
   quiet_the_os
+  # The AWS CLI first (a snap: no dpkg lock), so that the started marker goes up within minutes of
+  # boot whatever apt does next, and an apt failure is still uploaded with its log and done marker.
+  install_aws_cli || fail error "installing the AWS CLI failed (see logs/prereqs.log)"
+fi
+
+# Where to upload, worked out now so that a late signal has nothing left to ask AWS.
+resolve_results_dest || log "could not work out the upload destination yet; will retry at the end"
+# Minutes after boot (the AWS CLI is in; apt's lock wait and installs come after): the box is alive
+# and can upload. collect calls a box without it 15 min after launch 'never started'.
+heartbeat started
+
+if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
   log "installing prerequisites"
   # git/python/node to start; Go (apt's 1.22 switches to GOTOOLCHAIN below), a C toolchain and
   # unzip for the install verbs (bench-scripts/lib/toolchains.sh installs the rest: JDK, Maven, ...).
   { apt-get "${apt_lock[@]}" update -q && apt-get "${apt_lock[@]}" install -y -q git ca-certificates curl unzip python3 python3-venv nodejs npm \
       golang-go build-essential pkg-config; } >>"$status_dir/prereqs.log" 2>&1 \
     || fail error "apt-get install of prerequisites failed (see logs/prereqs.log)"
-  install_aws_cli || fail error "installing the AWS CLI failed (see logs/prereqs.log)"
 fi
 
 # Toolchains, the same way on every box: the Go our tools are built with (the Go module proxy serves
@@ -366,11 +377,6 @@ fi
 export GOTOOLCHAIN=${SAMEBOX_GOTOOLCHAIN:-go1.26.8}
 export SAMEBOX_ALLOW_RUSTUP=${SAMEBOX_ALLOW_RUSTUP:-1}
 export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin:$HOME/.cargo/bin"
-
-# Where to upload, worked out now so that a late signal has nothing left to ask AWS.
-resolve_results_dest || log "could not work out the upload destination yet; will retry at the end"
-# Minutes after boot (the prerequisites are installed): the box is alive and can upload.
-heartbeat started
 
 # 4. The exact commit.
 if [[ "${SAMEBOX_SKIP_CLONE:-0}" != 1 ]]; then

@@ -3,8 +3,10 @@ the dpkg lock, apt timers / unattended upgrades are off, needrestart only lists,
 for PostgreSQL. The box script runs with apt-get, systemctl, snap and dpkg-query replaced by recorders."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +74,38 @@ def test_pgvector_is_not_installed_for_other_systems(box, tmp_path):  # noqa: F8
     assert result.returncode == 0, result.stdout + result.stderr
     lines = box.events.read_text().splitlines()
     assert "postgresql install" not in lines and not any("pgvector" in line for line in lines)
+
+
+FAILING_APT = '#!/usr/bin/env bash\necho "apt-get $*" >> "$FAKE_EVENTS"\ncase " $* " in *" install "*) echo "E: dpkg was interrupted" >&2; exit 100 ;; esac\n'
+# snap installs the AWS CLI: only from then on is there an `aws` to upload with
+FAKE_SNAP = ('#!/usr/bin/env bash\necho "snap $*" >> "$FAKE_EVENTS"\n'
+             'if [ "$1 $2" = "install aws-cli" ]; then printf \'#!/usr/bin/env bash\\necho "aws $*" >> "$FAKE_EVENTS"\\n\' > "$(dirname "$0")/aws"; '
+             'chmod +x "$(dirname "$0")/aws"; fi\n')
+NEEDS_AWS = '#!/usr/bin/env bash\ncommand -v aws >/dev/null || { echo "aws: command not found" >&2; exit 127; }\nexec "$FAKE_UPLOAD" "$@"\n'
+
+
+def test_an_apt_failure_at_boot_is_still_reported_with_its_log(box, tmp_path):  # noqa: F811
+    """Issue 20 item 6: apt failing at first boot (the dpkg lock, a broken mirror) used to end the box before the AWS
+    CLI existed, so nothing was uploaded and the box looked as if it never started. The CLI (a snap, no dpkg lock)
+    comes first: started.json goes up before any apt call, and the failure comes back as done.json with the log."""
+    env = prereq_box(box, tmp_path)
+    fakes = tmp_path / "os-bin"
+    (fakes / "aws").unlink()
+    (fakes / "apt-get").write_text(FAILING_APT)
+    (fakes / "snap").write_text(FAKE_SNAP)
+    (tmp_path / "bin" / "needs-aws").write_text(NEEDS_AWS)
+    for tool in (fakes / "apt-get", fakes / "snap", tmp_path / "bin" / "needs-aws"):
+        tool.chmod(0o755)
+    # no other aws on PATH: the box has none until snap installs it
+    path = [str(fakes)] + [d for d in env["PATH"].split(":")[1:] if d and not (Path(d) / "aws").exists()]
+    run_box(box, **dict(env, PATH=":".join(path), SAMEBOX_UPLOAD_CMD=str(tmp_path / "bin" / "needs-aws"),
+                        FAKE_UPLOAD=box.env["SAMEBOX_UPLOAD_CMD"], SAMEBOX_UPLOAD_RETRIES="1"))
+    lines = box.events.read_text().splitlines()
+    snap = lines.index("snap install aws-cli --classic")
+    started = lines.index("upload s3://results/boxes/AROATEST:i-0abc/started.json")
+    first_apt = next(i for i, line in enumerate(lines) if line.startswith("apt-get "))
+    assert snap < started < first_apt, lines
+    done = json.loads((box.uploaded / "done.json").read_text())
+    assert done["status"] == "error" and "apt-get install of prerequisites failed" in done["detail"], done
+    assert "dpkg was interrupted" in (box.uploaded / "logs" / "prereqs.log").read_text()
+    assert not any(line.startswith("main ") for line in lines), "the suite never ran"
