@@ -157,6 +157,32 @@ def test_pr_title_of_a_mixed_full_run_fits_github_limit(tmp_path):
     assert all(e["study"] in (tmp_path / "body.md").read_text() for e in matrix)
 
 
+def test_pr_title_of_17_boxes_each_ending_differently_fits_github_limit(tmp_path):
+    """The issue's case: 17 boxes (the full matrix when it was filed), here every one ending another way the flow
+    knows, with the longest study names: the title still counts boxes per status within GitHub's 256 characters."""
+    statuses = ["ok", "timeout", "failed", "cells_failed", "error", "interrupted", "clone_failed", "invalid_input"]
+    outcomes = ["never started", "gone", "expired", "silent", "launch failed", "cancelled", "done, invalid run folder"]
+    matrix, incoming = [], tmp_path / "incoming"
+    for i in range(17):
+        study = ["mcp-servers", "analytical", "mcp-db"][i % 3]
+        entry = {"study": study, "run_id": f"20300101T120000Z-full-c6a-12xlarge-{study}-{i + 1}of17", "max_minutes": 599,
+                 "systems": "", "workloads": ""}
+        if i < len(statuses):
+            folder = incoming / entry["run_id"]
+            (folder / "run").mkdir(parents=True)
+            (folder / "run" / "manifest.json").write_text("{}")
+            (folder / "done.json").write_text(json.dumps({"status": statuses[i], "duration_s": 600}))
+        elif i - len(statuses) < len(outcomes):
+            entry["outcome"] = outcomes[i - len(statuses)]
+        matrix.append(entry)
+    result = run_script("place_runs.py", "--incoming", str(incoming), "--matrix-json", json.dumps(matrix),
+                        "--runs-dir", str(tmp_path / "runs"), "--body", str(tmp_path / "body.md"), "--github-output", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    out = dict(line.split("=", 1) for line in (tmp_path / "out").read_text().splitlines())
+    assert len(out["title"]) <= 256 and out["title"].startswith("data: cloud run 20300101T120000Z-full-c6a-12xlarge (17 boxes: "), out["title"]
+    assert out["runs"] == str(len(statuses)) and len((tmp_path / "body.md").read_text().splitlines()) >= 17 + 4
+
+
 COMMITTED_RUN = "20261123T102446Z-quick-vm"  # a small committed run folder: the real schema, real records
 
 
