@@ -1,7 +1,7 @@
 // The results board (issue 21): for every study with a measured run, /board/<study>/ (and /board/ across
 // studies) shows systems as columns and workloads as rows; each cell's median, ratio to the row's best and
 // colour band equal a recomputation from the featured run's records; the study is chosen by the URL; the
-// page ships no script; cells without a figure carry the manifest's status.
+// page ships no script file (only board-selectors' inline workload filter); cells without a figure carry the manifest's status.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";
@@ -32,7 +32,8 @@ test("each study's board cells equal a recomputation from its featured run's rec
     const html = await (await fetch(`${preview.root}board/${s.name}/`)).text();
     const { document } = parseHTML(html);
     assert.ok(html.includes(run.run_id), `${s.name}: the board does not name its run ${run.run_id}`);
-    assert.equal(document.querySelectorAll("script").length, 0, `${s.name}: the board ships a script`);
+    // The only script: the inline workload filter (board-selectors.test.ts), no file, no wasm.
+    for (const sc of document.querySelectorAll("script")) assert.ok(!sc.getAttribute("src") && (sc.textContent ?? "").length < 2048, `${s.name}: the board ships a script file or a large script`);
     for (const tr of document.querySelectorAll("tr[data-workload]")) {
       const workload = tr.getAttribute("data-workload")!;
       const metric = tr.getAttribute("data-metric")!;
@@ -76,6 +77,39 @@ test("cells without a figure are badged with the run's status; the across-studie
     assert.ok(td.getAttribute("data-status"), "a missing cell without a status");
     assert.ok((td.querySelector(".reason")?.textContent ?? "").trim().length > 0, `a ${td.getAttribute("data-status")} cell without a reason`);
   }
+});
+
+test("every board cell links the verdict of each claim that reads it, and the link leads to that claim's row on the reproduce page", async (t) => {
+  const withClaims = measuredStudies.filter((s) => s.claims?.claims.length);
+  if (!withClaims.length) return t.skip("no measured study with claims");
+  let links = 0;
+  for (const s of withClaims) {
+    const { document } = parseHTML(await (await fetch(`${preview.root}board/${s.name}/`)).text());
+    const reproduce = parseHTML(await (await fetch(`${preview.root}reproduce/${s.name}/`)).text()).document;
+    for (const td of document.querySelectorAll("tr[data-workload] td[data-column]")) {
+      const tr = td.closest("tr")!;
+      const [workload, metric] = [tr.getAttribute("data-workload")!, tr.getAttribute("data-metric")!];
+      const [system, ...v] = td.getAttribute("data-column")!.split(" ");
+      const variant = v.join(" ");
+      // From claims.json: a side reads the cell when its system is the column's and its workload the row's
+      // ("*": only on a row showing the claim's metric; each_of: any listed one), its variant (if pinned) the column's.
+      const want = s.claims!.claims.filter((c) => [c.a, c.b].some((side) => side.system === system
+        && (c.workload === "*" ? c.metric === metric : (c.each_of ?? [c.workload]).includes(workload))
+        && (!variant || side.variant === undefined || side.variant === variant))).map((c) => c.id);
+      const shown = [...td.querySelectorAll("a[data-claim]")];
+      assert.deepEqual(shown.map((a) => a.getAttribute("data-claim")), want, `${s.name} ${workload} ${td.getAttribute("data-column")}: the claims linked`);
+      for (const a of shown) {
+        const id = a.getAttribute("data-claim")!;
+        assert.equal(a.getAttribute("href"), `${new URL(preview.root).pathname}reproduce/${s.name}/#claim-${id}`);
+        const row = reproduce.getElementById(`claim-${id}`);
+        assert.ok(row, `${s.name}: /reproduce/${s.name}/ has no row #claim-${id}`);
+        assert.equal(a.getAttribute("data-verdict"), row.getAttribute("data-verdict"), `${s.name} ${id}: the board's verdict differs from the reproduce page's`);
+        assert.equal(a.parentElement!.querySelector(".verdict")?.textContent, row.getAttribute("data-verdict"));
+        links++;
+      }
+    }
+  }
+  assert.ok(links > 0, "no board cell links a claim's verdict");
 });
 
 test("the board's colours render and the page fits the viewport at 1280 and 390 px", async (t) => {

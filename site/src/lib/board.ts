@@ -5,6 +5,9 @@
 // "within noise" and greyed; a cell without records is badged with its manifest status and reason.
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
 import { beyondNoise, cellStats, headlineMetric, higherIsBetter, type CellStat } from "./stats.ts";
+import type { Verdict } from "../../../pipeline/lib/verdicts.ts";
+import { claimSides, sideHasWorkload } from "../../../pipeline/lib/verdicts.ts";
+import type { StudyVerdicts } from "./verdicts.ts";
 
 /** Ratio-to-best bands, upper bounds: the colour of a cell. The last band is everything above. */
 export const RATIO_BANDS = [1.1, 1.5, 2, 4] as const;
@@ -18,9 +21,18 @@ export interface BoardColumn {
   system: string;
   variant: string;
 }
+/** A claim of the study's claims.json that reads a board cell, with its verdict on /reproduce/<study>/ (#claim-<id>). */
+export interface CellClaim {
+  id: string;
+  claim: string;
+  metric: string;
+  /** The system (and variant) on the claim's other side. */
+  other: string;
+  verdict: Verdict;
+}
 export type BoardCell =
-  | { kind: "measured"; stat: CellStat; ratio: number; band: number; best: boolean; noisy: boolean }
-  | { kind: "missing"; status: string; reason: string };
+  | { kind: "measured"; stat: CellStat; ratio: number; band: number; best: boolean; noisy: boolean; claims: CellClaim[] }
+  | { kind: "missing"; status: string; reason: string; claims: CellClaim[] };
 export interface BoardRow {
   workload: string;
   title: string;
@@ -56,7 +68,7 @@ function pickCells(stats: CellStat[], variants: boolean): Map<string, CellStat> 
   return out;
 }
 
-function missingCell(run: RunManifest, study: string, workload: string, col: BoardColumn): BoardCell {
+function missingCell(run: RunManifest, study: string, workload: string, col: BoardColumn): Omit<Extract<BoardCell, { kind: "missing" }>, "claims"> {
   const cells = run.cells.filter((c) => c.study === study && c.workload === workload && c.system === col.system && (!col.variant || c.variant === col.variant));
   const notOk = cells.find((c) => c.status !== "ok");
   if (notOk) return { kind: "missing", status: notOk.status, reason: notOk.reason || `cell ${notOk.id} ${notOk.status} (exit code ${notOk.exit_code ?? "none"}); its log: ${notOk.log}` };
@@ -92,8 +104,29 @@ export function boardRuns(study: Study, runs: RunManifest[], records: ResultReco
   return runs.filter((m) => has.has(m.run_id) && m.status !== "running" && buildBoard(study, m, records).rows.length > 0);
 }
 
-/** The board of STUDY in RUN: per workload its headline metric, or METRIC (rows without it left out). */
-export function buildBoard(study: Study, run: RunManifest, records: ResultRecord[], metric?: string): Board {
+/**
+ * The claims that read the cell (WORKLOAD, COL): a side's workload (or each_of) and system (and variant, when
+ * both pin one) match. A claim over every workload ("*", e.g. idle memory) reads a row only when the row
+ * shows its metric, so it is not repeated on every row.
+ */
+export function cellClaims(verdicts: StudyVerdicts | undefined, workload: string, metric: string, col: BoardColumn): CellClaim[] {
+  if (!verdicts) return [];
+  const out: CellClaim[] = [];
+  for (const row of verdicts.rows) {
+    const { a, b } = claimSides(row.claim);
+    for (const [mine, theirs] of [[a, b], [b, a]] as const) {
+      if (mine.system !== col.system || !sideHasWorkload(mine, workload)) continue;
+      if (mine.workload === "*" && row.claim.metric !== metric) continue;
+      if (col.variant && mine.variant !== undefined && mine.variant !== col.variant) continue;
+      out.push({ id: row.claim.id, claim: row.claim.claim, metric: row.claim.metric, other: theirs.variant ? `${theirs.system} ${theirs.variant}` : theirs.system, verdict: row.verdict });
+      break;
+    }
+  }
+  return out;
+}
+
+/** The board of STUDY in RUN: per workload its headline metric, or METRIC (rows without it left out); each cell with the claims that read it (VERDICTS). */
+export function buildBoard(study: Study, run: RunManifest, records: ResultRecord[], metric?: string, verdicts?: StudyVerdicts): Board {
   const measured = records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === study.name && !NOT_ON_BOARD.has(r.workload));
   const all = cellStats(measured);
   const variants = new Set(all.map((c) => `${c.system}\u0000${c.variant}`)).size > new Set(all.map((c) => c.system)).size;
@@ -116,14 +149,15 @@ export function buildBoard(study: Study, run: RunManifest, records: ResultRecord
     const cells = new Map<string, BoardCell>();
     for (const col of columns) {
       const stat = picked.get(`${w}\u0000${col.key}`);
+      const claims = cellClaims(verdicts, w, m, col);
       if (!stat) {
-        cells.set(col.key, missingCell(run, study.name, w, col));
+        cells.set(col.key, { ...missingCell(run, study.name, w, col), claims });
         continue;
       }
       const ratio = hb ? best.median / stat.median : stat.median / best.median;
       const beyond = beyondNoise(best.ci, stat.ci);
       const overlap = beyond === undefined ? (hb ? stat.max >= best.min : stat.min <= best.max) : !beyond;
-      cells.set(col.key, { kind: "measured", stat, ratio, band: ratioBand(ratio), best: stat === best, noisy: stat !== best && overlap });
+      cells.set(col.key, { kind: "measured", stat, ratio, band: ratioBand(ratio), best: stat === best, noisy: stat !== best && overlap, claims });
     }
     rows.push({ workload: w, title: study.workloads.find((x) => x.name === w)?.title ?? w, metric: m, unit, higherBetter: hb, cells });
   }
