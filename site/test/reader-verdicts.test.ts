@@ -226,3 +226,29 @@ test("the home page opens with the verdicts per study, one chart each, counts ma
     assert.ok(svg.t.length > 0 && svg.d.length > 0, `${s.name}: home chart lacks title/desc`);
   }
 });
+
+test("the verdict charts (home cards and reproduce pages) label each claim by its two systems, not by its id", async (t) => {
+  if (!withClaims.length) return t.skip("no study with claims");
+  const raw = JSON.parse(readFileSync(path.join(process.env.SAMEBOX_SITE_DIR ? path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR) : path.join(repoRoot, "site"), "src/generated/studies.json"), "utf8"));
+  const labelOf = new Map<string, string>((raw.systems ?? []).map((x: { name: string; label: string }) => [x.name, x.label]));
+  const side = (x: Side) => `${labelOf.get(x.system) ?? x.system}${x.variant ? ` ${x.variant}` : ""}`;
+  let checked = 0;
+  for (const s of withClaims) {
+    const claims = claimsOf(s.name)!;
+    for (const [where, sel] of [["", `#home-verdicts-${s.name}`], [`reproduce/${s.name}/`, "main"]] as const) {
+      await page.goto(`${preview.root}${where}`);
+      const ticks = await page.$$eval(`${sel} svg [aria-label="y-axis tick label"] text`, (ts) => ts.map((x) => x.textContent ?? ""));
+      assert.equal(ticks.length, claims.length, `/${where} ${s.name}: ${ticks.length} labels for ${claims.length} claims`);
+      for (const [i, c] of claims.entries()) {
+        assert.notEqual(ticks[i], c.id, `/${where} ${s.name}: claim ${c.id} labelled by its id`);
+        // "<a> ÷ <b>, …", cut at 44 characters with "…"
+        const want = `${side(c.a)} ÷ ${side(c.b)}, `;
+        assert.ok(ticks[i].startsWith(want.slice(0, Math.min(want.length, 43))), `/${where} ${s.name} ${c.id}: label "${ticks[i]}" does not start "${want}"`);
+        assert.ok(ticks[i].length <= 48, `/${where} ${s.name} ${c.id}: label "${ticks[i]}" is long`);
+        checked++;
+      }
+      assert.equal(new Set(ticks).size, ticks.length, `/${where} ${s.name}: two claims share a label`);
+    }
+  }
+  assert.ok(checked > 0);
+});

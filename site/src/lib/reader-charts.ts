@@ -4,10 +4,34 @@ import * as Plot from "@observablehq/plot";
 import { render, colorScale, type ChartText } from "./charts.ts";
 import { verdictColor, type ClaimVerdict } from "./verdicts.ts";
 import { num } from "./format.ts";
+import { systemLabel } from "./systems.ts";
+import type { ClaimSide } from "../../../pipeline/schema/types.ts";
+
+const LABEL_MAX = 44;
+/**
+ * Readable y labels for the verdict charts (issue 21: the home cards showed claim ids such as
+ * correlated-subquery-duckdb-over-postgresql): "DuckDB ÷ PostgreSQL, <workload> <metric>", at most
+ * LABEL_MAX characters (…), made unique with " (n)" where two claims would read alike.
+ */
+export function claimLabels(rows: ClaimVerdict[]): string[] {
+  const side = (s: ClaimSide) => `${systemLabel(s.system)}${s.variant ? ` ${s.variant}` : ""}`;
+  const cut = (t: string) => (t.length > LABEL_MAX ? `${t.slice(0, LABEL_MAX - 1)}…` : t);
+  const base = rows.map(({ claim: c }) => {
+    const what = c.workload === "*" ? c.metric : c.each_of ? `${c.each_of.length} workloads, ${c.metric}` : `${c.workload} ${c.metric}`;
+    return cut(`${side(c.a)} ÷ ${side(c.b)}, ${what}`);
+  });
+  const seen = new Map<string, number>();
+  return base.map((l) => {
+    const n = (seen.get(l) ?? 0) + 1;
+    seen.set(l, n);
+    return base.filter((x) => x === l).length > 1 ? `${l} (${n})` : l;
+  });
+}
 
 /** Per claim, the seed's ratio (hollow diamond) beside ours (dot with its 95 % interval); log scale, ratios not absolutes. */
 export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { compact?: boolean } = {}): string {
-  const labels = rows.map((r) => r.claim.id);
+  const labels = claimLabels(rows);
+  const labelOf = new Map(rows.map((r, i) => [r, labels[i]]));
   const ours = rows.filter((r) => r.ratio !== undefined && Number.isFinite(r.ratio) && r.ratio > 0);
   const intervals = ours.filter((r) => r.hasInterval && r.lo! > 0 && Number.isFinite(r.hi));
   const all = [...rows.map((r) => r.publishedRatio), ...ours.map((r) => r.ratio!), ...intervals.flatMap((r) => [r.lo!, r.hi!]), 1];
@@ -17,7 +41,7 @@ export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { comp
     {
       width: 720,
       height: 60 + rows.length * (opts.compact ? 22 : 28),
-      // Room for the longest claim id (labels are ids; the table beside gives the claim's words).
+      // Room for the longest label (the table beside gives the claim's words).
       marginLeft: Math.min(320, 20 + 6.6 * Math.max(...labels.map((l) => l.length))),
       marginRight: 20,
       marginBottom: 40,
@@ -27,9 +51,9 @@ export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { comp
       marks: [
         Plot.ruleY(labels, { stroke: "#eee" }),
         Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
-        Plot.ruleY(intervals, { y: (d: ClaimVerdict) => d.claim.id, x1: "lo", x2: "hi", stroke: (d: ClaimVerdict) => d.verdict, strokeWidth: 2 }),
-        Plot.dot(rows, { y: (d: ClaimVerdict) => d.claim.id, x: "publishedRatio", symbol: "diamond", r: 5, stroke: "#8a5a00", fill: "#fff", strokeWidth: 1.5 }),
-        Plot.dot(ours, { y: (d: ClaimVerdict) => d.claim.id, x: "ratio", r: 5, fill: (d: ClaimVerdict) => d.verdict, stroke: "#fff" }),
+        Plot.ruleY(intervals, { y: (d: ClaimVerdict) => labelOf.get(d), x1: "lo", x2: "hi", stroke: (d: ClaimVerdict) => d.verdict, strokeWidth: 2 }),
+        Plot.dot(rows, { y: (d: ClaimVerdict) => labelOf.get(d), x: "publishedRatio", symbol: "diamond", r: 5, stroke: "#8a5a00", fill: "#fff", strokeWidth: 1.5 }),
+        Plot.dot(ours, { y: (d: ClaimVerdict) => labelOf.get(d), x: "ratio", r: 5, fill: (d: ClaimVerdict) => d.verdict, stroke: "#fff" }),
       ],
     },
     text,
