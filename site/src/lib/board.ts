@@ -8,6 +8,7 @@ import { beyondNoise, cellStats, headlineMetric, higherIsBetter, type CellStat }
 import type { Verdict } from "../../../pipeline/lib/verdicts.ts";
 import { claimSides, sideHasWorkload } from "../../../pipeline/lib/verdicts.ts";
 import type { StudyVerdicts } from "./verdicts.ts";
+import { systemLabel } from "./systems.ts";
 
 /** Ratio-to-best bands, upper bounds: the colour of a cell. The last band is everything above. */
 export const RATIO_BANDS = [1.1, 1.5, 2, 4] as const;
@@ -118,7 +119,7 @@ export function cellClaims(verdicts: StudyVerdicts | undefined, workload: string
       if (mine.system !== col.system || !sideHasWorkload(mine, workload)) continue;
       if (mine.workload === "*" && row.claim.metric !== metric) continue;
       if (col.variant && mine.variant !== undefined && mine.variant !== col.variant) continue;
-      out.push({ id: row.claim.id, claim: row.claim.claim, metric: row.claim.metric, other: theirs.variant ? `${theirs.system} ${theirs.variant}` : theirs.system, verdict: row.verdict });
+      out.push({ id: row.claim.id, claim: row.claim.claim, metric: row.claim.metric, other: `${systemLabel(theirs.system)}${theirs.variant ? ` ${theirs.variant}` : ""}`, verdict: row.verdict });
       break;
     }
   }
