@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -65,6 +65,38 @@ test("applicable + not-applicable scenarios are exactly the pinned suite's serve
   assert.ok(listed.length > 10, `the suite listed its server scenarios: ${listed.length}`);
   assert.deepEqual(ours, listed);
   for (const s of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) assert.ok(doc.applicable.some((a: { scenario: string }) => a.scenario === s), s);
+});
+
+test("--ensure-installed: the suite and Node at package-lock.json's versions; a missing or other version is named and exits 3", { skip: pythonMissing }, async () => {
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")).packages;
+  const pinnedSuite = lock["node_modules/@modelcontextprotocol/conformance"].version;
+  const pinnedNode = lock["node_modules/node"].version;
+  const ok = spawnSync("python3", [script, "--ensure-installed", "--check-only"], { encoding: "utf8", timeout: 30_000 });
+  if (!suiteMissing) {
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(ok.stdout.trim(), `mcp conformance suite ${pinnedSuite}, node ${pinnedNode}`);
+  }
+  // A repo whose lock pins the same versions but whose node_modules holds another suite and no Node.
+  const repo = tempDir("h22-lock-");
+  writeFileSync(path.join(repo, "package-lock.json"), JSON.stringify({ packages: { "node_modules/@modelcontextprotocol/conformance": { version: pinnedSuite }, "node_modules/node": { version: pinnedNode } } }));
+  mkdirSync(path.join(repo, "node_modules", "@modelcontextprotocol", "conformance"), { recursive: true });
+  writeFileSync(path.join(repo, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), JSON.stringify({ version: "0.0.1" }));
+  const wrong = spawnSync("python3", [script, "--ensure-installed", "--check-only", "--repo", repo], { encoding: "utf8", timeout: 30_000 });
+  assert.equal(wrong.status, 3, wrong.stdout + wrong.stderr);
+  assert.match(wrong.stdout, new RegExp(`conformance 0\\.0\\.1 \\(pinned ${pinnedSuite.replaceAll(".", "\\.")}\\)`));
+  assert.match(wrong.stdout, new RegExp(`node not installed \\(pinned ${pinnedNode.replaceAll(".", "\\.")}\\)`));
+  writeFileSync(path.join(repo, "package-lock.json"), JSON.stringify({ packages: {} }));
+  const unpinned = spawnSync("python3", [script, "--ensure-installed", "--check-only", "--repo", repo], { encoding: "utf8", timeout: 30_000 });
+  assert.equal(unpinned.status, 3);
+  assert.match(unpinned.stdout, /pins no node_modules\/@modelcontextprotocol\/conformance, node_modules\/node/);
+});
+
+test("both MCP studies' install verbs ensure the pinned suite when a conformance cell is planned", () => {
+  for (const study of ["mcp-servers", "mcp-db"]) {
+    const text = readFileSync(path.join(repoRoot, "bench-scripts", "studies", study, "install"), "utf8");
+    assert.match(text, /suite-conformance" --ensure-installed\)" \|\| not_available/, study);
+    assert.match(text, /if [^\n]*(conformance "\$\{WORKLOADS|WORKLOADS[^\n]*\}" conformance)[^\n]*; then\n[^\n]*--ensure-installed/, `${study}: only when the plan has conformance`);
+  }
 });
 
 // A server that answers every POST with a valid JSON-RPC result whatever its Host/Origin: it speaks
