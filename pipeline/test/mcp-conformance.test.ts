@@ -166,7 +166,8 @@ test("a hung scenario ends as failed within its bound", { skip: suiteMissing || 
 // tools/call gets a normal result (as Quarkus and Micronaut answered a schema-violating call); true:
 // a wrong type or missing argument gets isError and an unknown tool a JSON-RPC error. It answers
 // initialize with the client's revision when it knows it, else 2025-06-18.
-function toolServer(validates: boolean): http.Server {
+const goodSchema = { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] };
+function toolServer(validates: boolean, inputSchema: object = goodSchema): http.Server {
   const known = ["2024-11-05", "2025-03-26", "2025-06-18"];
   return http.createServer((req, res) => {
     let body = "";
@@ -179,7 +180,7 @@ function toolServer(validates: boolean): http.Server {
         const asked = msg.params?.protocolVersion;
         return reply({ result: { protocolVersion: known.includes(asked) ? asked : "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "0" } } });
       }
-      if (msg.method === "tools/list") return reply({ result: { tools: [{ name: "get_user_cart", inputSchema: { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] } }] } });
+      if (msg.method === "tools/list") return reply({ result: { tools: [{ name: "get_user_cart", inputSchema }] } });
       const { name, arguments: args } = msg.params ?? {};
       if (validates && name !== "get_user_cart") return reply({ error: { code: -32602, message: `unknown tool ${name}` } });
       if (validates && typeof args?.user_id !== "string") return reply({ result: { isError: true, content: [{ type: "text", text: "user_id must be a string" }] } });
@@ -219,6 +220,21 @@ test("own checks: a validating server passes both (isError for bad arguments, JS
   for (const s of report.scenarios) assert.equal(s.status, "pass", `${s.scenario}: ${s.message}`);
   assert.equal(report.scenarios.length, 2);
   assert.equal(parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_passed")?.value, 2);
+});
+
+test("own check input-schema-valid: a tool whose inputSchema breaks JSON Schema 2020-12's forms fails it, each problem named; a well-formed one passes", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
+  const bad = { type: "object", properties: { user_id: { type: "str" }, tags: { type: "array", items: 5 } }, required: "user_id", anyOf: [] };
+  const report = await withServer(toolServer(true, bad), (url) => conformance(url, "input-schema-valid", 10));
+  const s = report.scenarios.find((x: { scenario: string }) => x.scenario === "input-schema-valid");
+  assert.equal(s.status, "fail");
+  assert.equal(s.own, true);
+  assert.match(s.message, /get_user_cart: inputSchema.required "user_id" is not an array of unique strings/);
+  assert.match(s.message, /inputSchema.properties.user_id.type "str" is not a JSON type name/);
+  assert.equal(parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_input_schema_valid")?.value, 0);
+  const notObject = await withServer(toolServer(true, { type: "string" }), (url) => conformance(url, "input-schema-valid", 10));
+  assert.match(notObject.scenarios[0].message, /inputSchema.type is "string", not "object"/);
+  const good = await withServer(toolServer(true, { ...goodSchema, $defs: { id: { type: ["string", "null"] } }, additionalProperties: false }), (url) => conformance(url, "input-schema-valid", 10));
+  assert.equal(good.scenarios[0].status, "pass", good.scenarios[0].message);
 });
 
 test("negotiated revision: per client revision, the protocolVersion the server answered", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {

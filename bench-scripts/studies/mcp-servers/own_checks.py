@@ -6,6 +6,12 @@
   requires properties, all of them left out. An error is an isError result, a JSON-RPC error or an
   HTTP 4xx.
 - unknown-tool-rejected: a call of a tool the server does not list must come back as an error.
+- input-schema-valid: every listed tool's inputSchema is a JSON Schema of type "object" whose keywords
+  have the forms JSON Schema 2020-12 (the dialect spec 2025-11-25 makes the default) gives them:
+  type one of the seven type names (or an array of them), properties/$defs objects of schemas,
+  required an array of unique strings, items/not/additionalProperties a schema, anyOf/oneOf/allOf
+  non-empty arrays of schemas, recursively (stdlib only; the suite's json-schema-2020-12 scenario
+  needs its own test tool, and its tools-list only checks that an inputSchema exists).
 - negotiated protocol revision: initialize with each client revision the studies use (the k6 script's
   2024-11-05, mcp-load's 2025-06-18, the suite SDK's newest 2025-11-25, mcp-load's stateless
   2026-07-28) and keep the protocolVersion the server answers (a report field, not a pass/fail).
@@ -28,7 +34,12 @@ CLIENT_REVISIONS = [
     ("suite SDK, newest", "2025-11-25"),
     ("mcp-load, stateless", "2026-07-28"),
 ]
-OWN_CHECKS = ["invalid-arguments-rejected", "unknown-tool-rejected"]
+OWN_CHECKS = ["invalid-arguments-rejected", "unknown-tool-rejected", "input-schema-valid"]
+JSON_TYPES = {"string", "number", "integer", "boolean", "object", "array", "null"}
+SCHEMA_KEYS = ("items", "not", "additionalProperties", "contains", "propertyNames", "if", "then", "else",
+               "unevaluatedItems", "unevaluatedProperties")
+SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 UNKNOWN_TOOL = "samebox_no_such_tool"
 
 
@@ -117,6 +128,68 @@ def check_unknown_tool(chk, session):
     return _result("unknown-tool-rejected", started, [] if rejected else [f"{UNKNOWN_TOOL}: {got}"], calls)
 
 
+def schema_problems(schema, where, draft07=False, depth=0):
+    """What is malformed in SCHEMA (a subschema at WHERE): [] when every keyword checked has its form."""
+    if isinstance(schema, bool):
+        return []
+    if not isinstance(schema, dict):
+        return [f"{where} is {type(schema).__name__}, not a schema (object or boolean)"]
+    if depth > 32:
+        return [f"{where}: nested deeper than 32"]
+    out = []
+    t = schema.get("type")
+    if t is not None:
+        names = t if isinstance(t, list) else [t]
+        if not names or not all(isinstance(n, str) and n in JSON_TYPES for n in names) or len(set(map(str, names))) != len(names):
+            out.append(f"{where}.type {json.dumps(t)[:60]} is not a JSON type name (valid: {', '.join(sorted(JSON_TYPES))}) or a unique array of them")
+    if "$schema" in schema and not isinstance(schema["$schema"], str):
+        out.append(f"{where}.$schema is not a string")
+    req = schema.get("required")
+    if req is not None and (not isinstance(req, list) or not all(isinstance(r, str) for r in req) or len(set(req)) != len(req)):
+        out.append(f"{where}.required {json.dumps(req)[:60]} is not an array of unique strings")
+    for k in SCHEMA_MAPS:
+        if k in schema:
+            if not isinstance(schema[k], dict):
+                out.append(f"{where}.{k} is not an object")
+            else:
+                for n, sub in schema[k].items():
+                    out += schema_problems(sub, f"{where}.{k}.{n}", draft07, depth + 1)
+    for k in SCHEMA_KEYS:
+        if k in schema:
+            if k == "items" and draft07 and isinstance(schema[k], list):
+                for i, sub in enumerate(schema[k]):
+                    out += schema_problems(sub, f"{where}.items[{i}]", draft07, depth + 1)
+            else:
+                out += schema_problems(schema[k], f"{where}.{k}", draft07, depth + 1)
+    for k in SCHEMA_LISTS:
+        if k in schema:
+            if not isinstance(schema[k], list) or not schema[k]:
+                out.append(f"{where}.{k} is not a non-empty array of schemas")
+            else:
+                for i, sub in enumerate(schema[k]):
+                    out += schema_problems(sub, f"{where}.{k}[{i}]", draft07, depth + 1)
+    return out
+
+
+def check_input_schemas(tools, revision):
+    started = time.monotonic()
+    calls, failures = [], []
+    for tool in tools:
+        schema = tool.get("inputSchema")
+        problems = []
+        if not isinstance(schema, dict):
+            problems.append(f"inputSchema is {json.dumps(schema)[:60]}, not a JSON object")
+        else:
+            if schema.get("type") != "object":
+                problems.append(f"inputSchema.type is {json.dumps(schema.get('type'))}, not \"object\" (MCP requires an object schema)")
+            draft07 = "draft-07" in str(schema.get("$schema", "")) or "draft-04" in str(schema.get("$schema", ""))
+            problems += schema_problems(schema, "inputSchema", draft07)
+        calls.append({"tool": tool.get("name"), "dialect": (schema or {}).get("$schema", "2020-12 (default)") if isinstance(schema, dict) else None, "problems": problems[:5]})
+        failures += [f"{tool.get('name')}: {p}" for p in problems[:3]]
+    return _result("input-schema-valid", started, failures, calls,
+                   None if calls else f"the server listed no tools (revision {revision})")
+
+
 def run_own_checks(url, only):
     """The own checks named in ONLY (all when empty), as scenario results."""
     chk = _checker()
@@ -136,6 +209,8 @@ def run_own_checks(url, only):
         out.append(check_invalid_arguments(chk, session, tools))
     if "unknown-tool-rejected" in wanted:
         out.append(check_unknown_tool(chk, session))
+    if "input-schema-valid" in wanted:
+        out.append(check_input_schemas(tools, SESSION_PROTOCOL))
     session.close()
     return out
 
