@@ -9,6 +9,7 @@ import { describeErrors, validateManifest } from "./lib/schema.ts";
 import { parserFor } from "./parsers/index.ts";
 import { publish } from "./publish/publish.ts";
 import { deadRunnerReason } from "./lib/liveness.ts";
+import { storeCost } from "./runner/manifest.ts";
 import { runSuite } from "./runner/run.ts";
 import { runReport, runReportMarkdown } from "./lib/run-report.ts";
 import type { NoiseGuardMode } from "./runner/plan.ts";
@@ -150,6 +151,19 @@ program
   .action((dir: string, opts: { json?: boolean }) => {
     const r = runReport(dir);
     process.stdout.write(opts.json ? `${JSON.stringify({ ...r, manifest: undefined }, null, 2)}\n` : runReportMarkdown(r));
+  });
+
+program
+  .command("cost")
+  .description("store a cloud box's cost block (terraform/scripts/run_cost.py's output) as the run's cost, once")
+  .argument("<run-dir>", "data/runs/<run-id> folder (or a collected copy of one)")
+  .requiredOption("--block <file>", "the cost block as JSON: a file, or - for standard input")
+  .action((dir: string, opts: { block: string }) => {
+    const text = readFileSync(opts.block === "-" ? 0 : opts.block, "utf8");
+    let block: unknown;
+    try { block = JSON.parse(text); } catch (e) { throw new UserError(`${opts.block}: not JSON: ${(e as Error).message}`); }
+    const stored = storeCost(dir, block);
+    process.stdout.write(stored ? `${dir}: cost stored\n` : `${dir}: already has a cost, kept (a run is never re-priced)\n`);
   });
 
 program

@@ -56,3 +56,17 @@ export class ManifestWriter {
     assertValid(validateManifest, m, `manifest of ${m.run_id}`);
   }
 }
+
+/**
+ * A cloud box's cost stored as the run's `cost` (samebox cost, called by terraform/scripts/finish_run.sh
+ * with run_cost.py's block): only when the manifest has none, so a collected run is never re-priced.
+ * Returns false when a cost was already there. The manifest and the new block are checked against the schema.
+ */
+export function storeCost(runDir: string, block: unknown): boolean {
+  const m = ManifestWriter.read(runDir);
+  if (m.cost !== undefined && m.cost !== null) return false;
+  const withCost = { ...m, cost: block } as RunManifest;
+  assertValid(validateManifest, withCost, `manifest ${path.join(runDir, "manifest.json")} with this cost`);
+  new ManifestWriter(runDir, withCost).write();
+  return true;
+}

@@ -149,7 +149,7 @@ export interface RunManifest {
     topology: "single";
   };
   /**
-   * cloud runs only: what the instance(s) cost, added by terraform/scripts/run_cost.py from data/prices
+   * cloud runs only: what the instance(s) cost, priced by terraform/scripts/run_cost.py from data/prices and stored by `samebox cost` (never over an existing cost)
    */
   cost?: {
     usd: number | null;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The collect workflow's last step for one box: store its cost in the manifest (from the done
-# marker; without one, usd null and the seconds the synced run proves), then validate the run
+# The collect workflow's last step for one box: store its cost in the manifest (run_cost.py prices it
+# from the done marker; without one, usd null and the seconds the synced run proves; `samebox cost`
+# writes it, the pipeline being manifest.json's one writer, never over a cost already there), then validate the run
 # folder against the schemas. `samebox validate` wants the folder named by the run id, and the
 # download is collected/<run-id>/run/, so a copy named <run-id> is validated (the folder that is
 # published is the same bytes). Writes collected/<run-id>/cost.json.
@@ -12,6 +13,7 @@ dest="collected/$RUN_ID"
 python3 "$repo/terraform/scripts/run_cost.py" --region "$AWS_REGION" --instance-type "$INSTANCE_TYPE" \
   --done "$dest/done.json" --manifest "$dest/run/manifest.json" > "$dest/cost.json"
 cat "$dest/cost.json"
+"${SAMEBOX_NODE:-$repo/node_modules/.bin/node}" --disable-warning=ExperimentalWarning "$repo/pipeline/cli.ts" cost "$dest/run" --block "$dest/cost.json"
 check=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/samebox-validate.XXXXXX")
 trap 'rm -rf "$check"' EXIT
 cp -a "$dest/run" "$check/$RUN_ID"

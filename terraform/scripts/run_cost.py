@@ -2,9 +2,10 @@
 """Cost of a cloud run from data/prices/ec2-on-demand.csv.
 
 EC2 Linux on-demand bills per second with a 60-second minimum per instance.
-Prints a JSON cost block; with --manifest it also stores the block as the
-manifest's "cost" (only when the manifest has none yet: the pipeline's own
-figure wins). A price that is missing or unconfirmed gives usd = null and the
+Prints a JSON cost block. --manifest is read only (without a done marker, the
+seconds the synced run proves); the block goes into the manifest through
+`samebox cost <run-dir> --block <file>`, the pipeline being the one writer of
+manifest.json. A price that is missing or unconfirmed gives usd = null and the
 reason, never a guess.
 """
 from __future__ import annotations
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     when.add_argument("--done", type=Path, help="the box's done.json: its duration_s is the wall time; missing or unreadable gives usd null, never a made-up minimum")
     parser.add_argument("--instances", type=int, default=1)
     parser.add_argument("--prices", type=Path, default=PRICES)
-    parser.add_argument("--manifest", type=Path, help="store the block as this manifest's cost if it has none")
+    parser.add_argument("--manifest", type=Path, help="the run's manifest, read for the seconds it proves when there is no done marker")
     args = parser.parse_args(argv)
     if (args.seconds is not None and args.seconds < 0) or args.instances < 1:
         print("error: --seconds must be >= 0 and --instances >= 1", file=sys.stderr)
@@ -124,9 +125,6 @@ def main(argv: list[str] | None = None) -> int:
                               f"(its run shows at least {seen:.0f} s)")
     else:
         block = cost_block(args.prices, args.region, args.instance_type, seconds, args.instances)
-    if args.manifest and manifest.get("cost") is None:
-        manifest["cost"] = block
-        args.manifest.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(block, indent=2))
     return 0
 
