@@ -1,10 +1,12 @@
 // No page is wider than the viewport at 1280 px and at 390 px (wide tables and charts scroll inside their
-// own box). Every internal page reachable from the home page is checked (bounded), Explore after its
-// live result has arrived; offenders are reported with the widest element.
+// own box). Every internal page reachable from the home page is checked (bounded), with every study's
+// study, reproduce and board page, Explore after its live result has arrived; offenders are reported with
+// the widest element.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, type Preview } from "./harness.ts";
+import { studies } from "./expectations.ts";
 
 let preview: Preview;
 let browser: Browser;
@@ -31,6 +33,15 @@ before(async () => {
       const n = [...seen].filter((s) => s.slice(preview.root.length).split("/").filter(Boolean)[0] === rest[0] && s.slice(preview.root.length).split("/").filter(Boolean).length === rest.length).length;
       if (rest.length > 1 && n > 3) continue;
       queue.push(l);
+    }
+  }
+  // Every study's own pages too, whatever the crawl's per-shape bound left out (it reached 3 of the 5 study
+  // pages, and /studies/payments/ stayed 2,181 px wide at 1280 unnoticed).
+  for (const st of studies) {
+    for (const u of [`studies/${st.name}/`, `reproduce/${st.name}/`, `board/${st.name}/`].map((x) => `${preview.root}${x}`)) {
+      if (urls.includes(u)) continue;
+      const r = await page.goto(u, { waitUntil: "domcontentloaded" });
+      if (r?.status() === 200) urls.push(u);
     }
   }
   await page.close();
