@@ -227,10 +227,24 @@ function estimateCell(c: Plan["cells"][number], study: string, planned: Plan["st
   return { ...id, seconds: NaN, basis: "none" as Basis, capped: false };
 }
 
-/** A system's projected setup for a study: its measured setup scaled to the data size, else the study's median, else assumed. */
+/**
+ * The measured setup nearest the target's data size (the smallest data ratio; the newest among equals, refs being
+ * newest first). The newest alone would let a tiny run (the ci profile's, made by the README's `main`) stand for a
+ * full-size prepare, multiplying its fixed start-up by the whole size ratio (a ci run's 15 s became 1,363 min).
+ */
+function nearestSetup(key: string, target: Record<string, string>, refs: References): { seconds: number; env: Record<string, string> } | undefined {
+  let best: { seconds: number; env: Record<string, string> } | undefined;
+  let bestRatio = Number.POSITIVE_INFINITY;
+  for (const r of refs) {
+    const s = r.setups.get(key);
+    if (s && dataRatio(target, s.env) < bestRatio) [best, bestRatio] = [s, dataRatio(target, s.env)];
+  }
+  return best;
+}
+
+/** A system's projected setup for a study: its measured setup nearest the target's size, scaled to it, else the study's median, else assumed. */
 function projectedSetup(study: string, target: Record<string, string>, system: string, refs: References): { seconds: number; note?: string } {
-  const run = refs.find((r) => r.setups.has(`${system}/${study}`));
-  const ref = run?.setups.get(`${system}/${study}`);
+  const ref = nearestSetup(`${system}/${study}`, target, refs);
   if (ref) return { seconds: ref.seconds * dataRatio(target, ref.env) };
   const measured = refs.flatMap((r) => [...r.setups.entries()].filter(([k]) => k.endsWith(`/${study}`)).map(([, v]) => v.seconds * dataRatio(target, v.env)));
   return { seconds: measured.length ? median(measured) : SETUP_ASSUMED_S,
@@ -325,7 +339,7 @@ export function estimate(opts: EstimateOptions): Estimate {
 
 const ESTIMATE_METHOD = [
   "cell time = newest measured matching cell (data/runs/*/manifest.json cells[].duration_s), scaled: time-bound tools swap the reference's WARMUP+DURATION for the target's; hyperfine scales with (HF_RUNS+HF_WARMUP) and REPEAT_SCALE; capped at cell_timeout_s",
-  `setup per system = measured gap before its first cell, x the data-size ratio (rows/scale) (never measured for the study: ${SETUP_ASSUMED_S / 60} min assumed); the runner's prepare bound is raised to 1.5 x it where that is above the default`,
+  `setup per system = measured gap before its first cell in the run nearest the target's data size (newest among equals), x the data-size ratio (rows/scale) (never measured for the study: ${SETUP_ASSUMED_S / 60} min assumed); the runner's prepare bound is raised to 1.5 x it where that is above the default`,
   `a time-bound cell never measured = its WARMUP + DURATION + ${WINDOW_OVERHEAD_S} s; any other cell never measured = the study's median projected cell`,
   `box bootstrap (clone, Node, toolchains) = ${BOX_BOOTSTRAP_S / 60} min, assumed until a first cloud run measures it`,
   `limit per box = ceil(expected x ${LIMIT_SAFETY}) + ${UPLOAD_MARGIN_MIN} min upload margin, at least ${MIN_LIMIT_MIN}, at most ${MAX_LIMIT_MIN}; a study whose one box would need more is split by workload over the fewest boxes (first-fit by decreasing time), every system on every box`,

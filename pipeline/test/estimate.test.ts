@@ -97,3 +97,20 @@ test("a study too long for one box is split by workload over the fewest boxes, e
   const one = shardBoxes(cells.slice(0, 1), 600);
   assert.deepEqual(one.map((b) => b.workloads), [null], "a study that fits keeps one box with every workload");
 });
+
+test("setup comes from the measured run nearest the target's data size: a newer tiny run (ci) does not stand for a large prepare", () => {
+  const f = fixture();
+  // A newer run at a quarter of the quick fixture's rows with a 20 s setup gap: newest, but 8x below the target.
+  const tinyId = "20300102T000000Z-ci-test";
+  const start = Date.parse("2030-01-02T00:00:00Z");
+  mkdirSync(path.join(f.runs, tinyId), { recursive: true });
+  writeFileSync(path.join(f.runs, tinyId, "manifest.json"), JSON.stringify({
+    run_id: tinyId, started_at: new Date(start).toISOString(),
+    cells: [{ id: "oltp.oltp_read_only.postgresql.c8.warm.r1", study: "oltp", workload: "oltp_read_only", system: "postgresql", concurrency: 8, variant: "warm", repetition: 1,
+      status: "ok", exit_code: 0, reason: "", log: "", started_at: new Date(start + 20_000).toISOString(), duration_s: 5, cache: "", records: 1 }],
+    config: { studies: { oltp: { env: { SB_TABLES: 1, SB_TABLE_SIZE: 25000, DURATION: 2, WARMUP: 1, PGBENCH_SCALE: 1 } } } },
+  }));
+  const e = estimate({ profile: f.profile, instanceType: "c6a.4xlarge", region: "us-east-1", runsDir: f.runs });
+  assert.equal(e.studies[0].setup_seconds, 60); // the quick fixture's 30 s x 2, not the ci run's 20 s x 8 = 160 s
+});
+
