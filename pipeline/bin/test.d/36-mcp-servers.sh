@@ -94,14 +94,19 @@ import csv, sys, collections
 cells = collections.defaultdict(dict)
 for r in csv.DictReader(open(sys.argv[1])):
     cells[(r["system"], r["workload"])][r["metric"]] = float(r["value"])
-bad = []
+bad, notes = [], []
 for (system, workload), m in sorted(cells.items()):
     for need in ("throughput", "server_cpu_per_1k_calls", "loadgen_cpu_per_1k_calls", "server_rss_avg", "server_rss_peak", "latency_p50", "seed_way_rps"):
         if not m.get(need, 0) > 0:
             bad.append(f"{system}/{workload}: {need}={m.get(need)}")
-    if m.get("errors", 1) != 0:
-        bad.append(f"{system}/{workload}: errors={m.get('errors')}")
-print(("ok " if not bad and cells else "bad ") + (f"{len(cells)} cells with every metric" if not bad else "; ".join(bad[:6])))
+    # An open-loop arrival dropped at the outstanding bound is an error by design (the server fell
+    # behind the offered rate, as a loaded CI machine can make it); any other error is a defect.
+    dropped = m.get("dropped", 0) if workload == "open_loop" else 0
+    if m.get("errors", 1) - dropped != 0:
+        bad.append(f"{system}/{workload}: errors={m.get('errors')} (dropped={m.get('dropped')})")
+    elif dropped:
+        notes.append(f"{system}/{workload} dropped {dropped:g} arrivals at the bound")
+print(("ok " if not bad and cells else "bad ") + (f"{len(cells)} cells with every metric" + (f" ({'; '.join(notes)})" if notes else "") if not bad else "; ".join(bad[:6])))
 PY
 )
   [[ "$verdict" == ok* ]] && ok "ci records: ${verdict#ok }" || bad "ci records: ${verdict#bad }"
