@@ -138,16 +138,25 @@ export function beyondNoise(a: Interval95, b: Interval95): boolean | undefined {
 }
 
 /**
- * One value per repetition, in repetition order: the repetition's value, or the mean of its values when
- * a tool reports several numbers of one metric per cell (hyperfine's time_run: every timed run). The
- * mean keeps the mean of the per-repetition values equal to the mean of all values when every
- * repetition has as many (a cell's tool settings are the same in every repetition). Intervals are taken
- * over these, so n is the number of repetitions, never the number of tool runs.
+ * The one value a repetition contributes when a tool reports several numbers of one metric in it
+ * (hyperfine's time_run: every timed run of a hot query): their median. Timing noise on a shared machine
+ * is one-sided (an interrupt, a page fault or a neighbour only ever adds time), so one slow run moves a
+ * mean but not the median: Chen & Revels, "Robust benchmarking in noisy environments", arXiv:1608.04295
+ * (2016). Until 2026-11-28 it was the mean; mskql's 13 ms queries had single runs at 18 ms that widened
+ * the paired intervals (13.2 % → 11.5 % median half-width on run 20261125T133546Z).
+ */
+export function repetitionValue(values: number[]): number {
+  return median(values);
+}
+
+/**
+ * One value per repetition, in repetition order (repetitionValue of its values). Intervals are taken over
+ * these, so n is the number of repetitions, never the number of tool runs.
  */
 export function perRepetition(records: Array<{ repetition: number; value: number }>): number[] {
   const by = new Map<number, number[]>();
   for (const r of records) (by.get(r.repetition) ?? by.set(r.repetition, []).get(r.repetition)!).push(r.value);
-  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([, vs]) => vs.reduce((a, b) => a + b, 0) / vs.length);
+  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([, vs]) => repetitionValue(vs));
 }
 
 /** Half-width of the 95 % interval relative to the mean (NaN without an interval). */

@@ -25,7 +25,7 @@
 // union bound, conservative); their manifests lack `exact` and are judged as they were.
 import type { Claim, ClaimSide, ResultRecord } from "../schema/types.ts";
 import { lookTwoNominalLevel } from "./group-sequential.ts";
-import { tQuantile } from "./stats.ts";
+import { repetitionValue, tQuantile } from "./stats.ts";
 
 export type Verdict = "reproduces" | "does not reproduce" | "tie" | "undecided" | "not measured";
 /** Every verdict, in the order pages list them. */
@@ -207,17 +207,17 @@ function group<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
   return m;
 }
 
-/** Per repetition, the mean of a side's values (a tool's several values of the metric in one repetition count once). */
+/** Per repetition, one value of a side (repetitionValue: a tool's several values of the metric in one repetition count once, as their median). */
 function byRepetition(rs: ResultRecord[]): Map<number, number> {
   const out = new Map<number, number>();
-  for (const [, g] of group(rs, (r) => String(r.repetition))) out.set(g[0].repetition, mean(g.map((r) => r.value)));
+  for (const [, g] of group(rs, (r) => String(r.repetition))) out.set(g[0].repetition, repetitionValue(g.map((r) => r.value)));
   return out;
 }
 
 /**
  * Pairs a and b by repetition within ONE run's measured records (the caller filters the run and leaves out
  * noisy cells). A repetition with several values of the metric (hyperfine's time_run) contributes their
- * mean. Workload "*": per repetition, the mean over the workloads both sides measured in that repetition
+ * median (repetitionValue). Workload "*": per repetition, the mean over the workloads both sides measured in that repetition
  * (never pooling samples across repetitions). When the claim does not pin them, the cell of each side is
  * the highest concurrency both sides ran, then the first variant by name.
  */
@@ -228,12 +228,12 @@ export function pairedSamples(records: ResultRecord[], claim: Claim): PairedSamp
   const rb = records.filter((r) => matchesSide(r, sb));
   const pairs: PairedSample[] = [];
   if (claim.workload === "*") {
-    // per repetition and workload, each side's mean; then per repetition the mean over the shared workloads
+    // per repetition and workload, each side's value (repetitionValue); then per repetition the mean over the shared workloads
     const cell = (rs: ResultRecord[]) => {
       const m = new Map<number, Map<string, number>>();
       for (const [, g] of group(rs, (r) => `${r.repetition}\u0000${r.workload}`)) {
         const byW = m.get(g[0].repetition) ?? m.set(g[0].repetition, new Map()).get(g[0].repetition)!;
-        byW.set(g[0].workload, mean(g.map((r) => r.value)));
+        byW.set(g[0].workload, repetitionValue(g.map((r) => r.value)));
       }
       return m;
     };

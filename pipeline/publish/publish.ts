@@ -327,7 +327,7 @@ export async function publish(): Promise<{ records: number; runs: number; change
     [path.join(site, "public", "data", "results.arrow.gz"), rowsToArrowGz(sorted as unknown as Array<Record<string, string | number | null>>, [...recordColumns, ...provenanceColumns])],
     [path.join(site, "public", "data", "aggregates.csv"), csvFormat(aggs.map((a) => ({ ...a, dirty: String(a.dirty) })) as unknown as Record<string, string>[]) + "\n"],
     [path.join(site, "public", "data", "aggregates.json"), JSON.stringify({
-      method: "95 % Student-t confidence interval of the mean over a cell's repetitions (n - 1 degrees of freedom); one value per repetition (a tool's several numbers per repetition, e.g. hyperfine runs, are reduced to their mean first); method none below 2 repetitions",
+      method: "95 % Student-t confidence interval of the mean over a cell's repetitions (n - 1 degrees of freedom); one value per repetition (a tool's several numbers per repetition, e.g. hyperfine runs, are reduced to their median first); method none below 2 repetitions",
       aggregates: aggs,
     })],
     [path.join(site, "src", "generated", "records.json"), JSON.stringify(plain)],

@@ -8,7 +8,7 @@ const row = (repetition: number, value: number): PublishedRow => ({
   repetition, metric: "time_run", value, unit: "ms", t: null, profile: "quick", machine: "m", commit: "c", config_hash: "h", dirty: false, cell: `c.r${repetition}`, log: "",
 }) as PublishedRow;
 
-test("aggregates: n is the number of repetitions; each repetition's hyperfine runs count once, as their mean", () => {
+test("aggregates: n is the number of repetitions; each repetition's hyperfine runs count once, as their median", () => {
   // 3 repetitions × 10 timed runs each
   const rows = [1, 2, 3].flatMap((rep) => Array.from({ length: 10 }, (_, i) => row(rep, rep * 10 + (i % 2 ? 1 : -1))));
   const [a] = aggregates(rows);

@@ -24,15 +24,16 @@ test("median of odd and even counts", () => {
   assert.equal(median([4, 1, 2, 3]), 2.5);
 });
 
-test("intervals are over repetitions: a tool's several values per repetition count once (their mean)", () => {
+test("intervals are over repetitions: a tool's several values per repetition count once (their median: one slow run does not move it)", () => {
   const recs = [
     { repetition: 2, value: 30 }, { repetition: 1, value: 10 }, { repetition: 1, value: 12 }, { repetition: 1, value: 50 },
     { repetition: 3, value: 20 },
   ];
-  assert.deepEqual(perRepetition(recs), [24, 30, 20]);
+  assert.deepEqual(perRepetition(recs), [12, 30, 20]);
+  assert.deepEqual(perRepetition([{ repetition: 1, value: 10 }, { repetition: 1, value: 14 }]), [12], "an even count: the middle two's mean");
   const ci = interval95(perRepetition(recs));
   assert.equal(ci.n, 3);
-  assert.ok(Math.abs(ci.half_width - (4.303 * 5.0332) / Math.sqrt(3)) < 0.01, String(ci.half_width));
+  assert.ok(Math.abs(ci.half_width - (4.303 * 9.0185) / Math.sqrt(3)) < 0.01, String(ci.half_width));
   assert.ok(Math.abs(relativeHalfWidth(ci) - ci.half_width / Math.abs(ci.mean)) < 1e-12);
   assert.ok(Number.isNaN(relativeHalfWidth(interval95([5]))), "no interval from one repetition");
   // non-overlapping intervals are beyond noise; overlapping ones are not; no interval: unknown

@@ -128,16 +128,18 @@ test("alpha-spending: more looks widen each look's interval (Bonferroni, alpha /
   assert.ok(Math.abs(Math.log(one.hi!) - m - (2.570582 * sd) / Math.sqrt(6)) < 1e-5);
 });
 
-test("pairedSamples pairs by repetition; a repetition's several values count as their mean; the highest common concurrency", () => {
+test("pairedSamples pairs by repetition; a repetition's several values count as their median; the highest common concurrency", () => {
   const rs = [
     rec("a", 1, 10), rec("a", 1, 14), rec("a", 2, 12), rec("a", 3, 9),
+    // one slow run among three: the median (11), not the mean (27)
+    rec("a", 4, 10), rec("a", 4, 60), rec("a", 4, 11), rec("b", 4, 5),
     rec("b", 1, 6), rec("b", 2, 6), rec("b", 2, 8),
     // concurrency 8 only on a: not comparable; concurrency 1 on both but lower than 4
     rec("a", 1, 99, { concurrency: 8 }), rec("a", 1, 1, { concurrency: 1 }), rec("b", 1, 1, { concurrency: 1 }),
     // another metric, another workload, a series record: ignored
     rec("a", 1, 1000, { metric: "qps" }), rec("b", 1, 1000, { workload: "v" }), rec("a", 2, 5000, { t: 3 } as Partial<ResultRecord>),
   ];
-  assert.deepEqual(pairedSamples(rs, claim()), [{ repetition: 1, a: 12, b: 6 }, { repetition: 2, a: 12, b: 7 }]);
+  assert.deepEqual(pairedSamples(rs, claim()), [{ repetition: 1, a: 12, b: 6 }, { repetition: 2, a: 12, b: 7 }, { repetition: 4, a: 11, b: 5 }]);
   // a pinned concurrency is honoured
   assert.deepEqual(pairedSamples(rs, claim({ a: { system: "a", concurrency: 1 }, b: { system: "b", concurrency: 1 } })), [{ repetition: 1, a: 1, b: 1 }]);
   // variants: the first by name, unless pinned
