@@ -2,7 +2,8 @@
 # One set of types, checked: tsc --noEmit (pipeline/ and site/ with tsconfig.json; pipeline/ again with
 # Node's module resolution, pipeline/tsconfig.json), astro check (the .astro files and everything they
 # import), Biome lint (biome.json; lint only, the formatter is off), the generated pipeline/schema/types.ts
-# equal to a fresh generation from the schemas, and no exported type name declared in two files.
+# (the index) and pipeline/schema/types/*.ts (one module a schema) equal to a fresh generation from the
+# schemas, and no exported type name declared in two files.
 # Needs only `pipeline/bin/setup node` (every tool is a devDependency).
 # Checks are functions run through t(), which shellcheck cannot follow.
 # shellcheck disable=SC2317
@@ -40,21 +41,25 @@ biome_lint() {
 }
 t "biome lint: zero errors and zero warnings (biome.json)" biome_lint
 
+# The generated files: the index types.ts and its folder types/ (one module a schema, defs.ts for $defs).
 fresh_types() {
-  $node pipeline/schema/gen-types.ts "$tmp/types.ts" || return 1
-  diff -u pipeline/schema/types.ts "$tmp/types.ts" | head -n 40
-  cmp -s pipeline/schema/types.ts "$tmp/types.ts" || { echo "pipeline/schema/types.ts is stale: run npm run gen-types and commit it"; return 1; }
+  mkdir -p "$tmp/fresh"
+  $node pipeline/schema/gen-types.ts "$tmp/fresh/types.ts" || return 1
+  diff -u pipeline/schema/types.ts "$tmp/fresh/types.ts" | head -n 40
+  diff -ru pipeline/schema/types "$tmp/fresh/types" | head -n 40
+  cmp -s pipeline/schema/types.ts "$tmp/fresh/types.ts" && diff -rq pipeline/schema/types "$tmp/fresh/types" >/dev/null \
+    || { echo "pipeline/schema/types.ts or types/ is stale: run npm run gen-types and commit them"; return 1; }
 }
-t "generated types: pipeline/schema/types.ts equals a fresh generation from pipeline/schema/*.schema.json" fresh_types
+t "generated types: pipeline/schema/types.ts and types/*.ts equal a fresh generation from pipeline/schema/*.schema.json" fresh_types
 
 # The stale-check must be able to fail: a schema with one more property generates a different module.
 stale_detected() {
-  mkdir -p "$tmp/schema"
+  mkdir -p "$tmp/schema" "$tmp/probe"
   cp pipeline/schema/*.schema.json pipeline/schema/gen-types.ts "$tmp/schema/"
   $node -e 'const f=process.argv[1];const s=JSON.parse(require("fs").readFileSync(f,"utf8"));s.properties.samebox_probe={type:"string"};require("fs").writeFileSync(f,JSON.stringify(s))' "$tmp/schema/record.schema.json"
   ln -s "$PWD/node_modules" "$tmp/node_modules"
-  $node "$tmp/schema/gen-types.ts" "$tmp/probe.ts" || return 1
-  grep -q 'samebox_probe?: string;' "$tmp/probe.ts" && ! cmp -s pipeline/schema/types.ts "$tmp/probe.ts"
+  $node "$tmp/schema/gen-types.ts" "$tmp/probe/types.ts" || return 1
+  grep -q 'samebox_probe?: string;' "$tmp/probe/types/record.ts" && ! diff -rq pipeline/schema/types "$tmp/probe/types" >/dev/null
 }
 t "generated types: a changed schema changes the generated module (the freshness check can fail)" stale_detected
 
@@ -71,16 +76,17 @@ duplicate_types() {
 t "no exported type name is declared in two files" duplicate_types
 
 # No hand copy of a generated enum: a union of 3 or more string literals in our code that equals one in
-# types.ts (e.g. the cell statuses) must be written as the generated type (RunManifest["cells"][number]["status"]).
+# the generated types (pipeline/schema/types/*.ts; e.g. the cell statuses) must be written as the generated type (RunManifest["cells"][number]["status"]).
 enum_copies() {
   local files
-  mapfile -t files < <(git ls-files -co --exclude-standard -- 'pipeline/*.ts' 'site/src/*.ts' 'site/src/*.astro' 'site/test/*.ts' | grep -vx 'pipeline/schema/types.ts')
+  mapfile -t files < <(git ls-files -co --exclude-standard -- 'pipeline/*.ts' 'site/src/*.ts' 'site/src/*.astro' 'site/test/*.ts' | grep -vxE 'pipeline/schema/types(\.ts|/.*\.ts)')
   # shellcheck disable=SC2016 # JavaScript, not shell: its ${...} are template literals
   $node --input-type=module -e '
-    import { readFileSync } from "node:fs";
+    import { readdirSync, readFileSync } from "node:fs";
     const unionRe = /"[^"\n]*"(?:\s*\|\s*"[^"\n]*")+/g;
     const key = (m) => [...m.matchAll(/"([^"\n]*)"/g)].map((x) => x[1]).sort().join("|");
-    const generated = new Set((readFileSync("pipeline/schema/types.ts", "utf8").match(unionRe) ?? []).map(key).filter((k) => k.split("|").length >= 3));
+    const generatedText = readdirSync("pipeline/schema/types").filter((f) => f.endsWith(".ts")).map((f) => readFileSync(`pipeline/schema/types/${f}`, "utf8")).join("\n");
+    const generated = new Set((generatedText.match(unionRe) ?? []).map(key).filter((k) => k.split("|").length >= 3));
     const found = [];
     for (const f of process.argv.slice(1)) {
       readFileSync(f, "utf8").split("\n").forEach((line, i) => {
