@@ -1,6 +1,7 @@
 // Which run and which records a claim is judged from (the site's rule and the run report's; the runner judges
 // its own run), and claims that depend on the data's scale. The judgement itself is verdicts.ts.
 import type { Claim, ResultRecord } from "../schema/types.ts";
+import { cellIdentity } from "./servers.ts";
 import { DEFAULT_JUDGE_OPTIONS, fmtRatio, judgeClaim, judgeSequentialClaim, pairedRepetitions, pairedSamples } from "./verdicts.ts";
 import type { ClaimJudgement, JudgeOptions, PairedSample } from "./verdicts.ts";
 
@@ -30,11 +31,13 @@ export function scaleShortfall(claim: Claim, studyEnv: Record<string, unknown> |
   return `measured at ${sc.env} ${v ?? "(unset)"}, below the seed's scale (${sc.env} ${sc.min}): ${sc.why}`;
 }
 
-type CellLike = Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition">;
+type CellLike = Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition"> & { server?: string };
 type RunLike = { run_id: string; profile: string; status: string; cells: Array<CellLike & { status: string }> };
 
+// A cell's variant <server>-<state> and its server give the same key as its records' server and state (servers.ts).
 function cellKey(c: CellLike, runId: string): string {
-  return [runId, c.study, c.workload, c.system, c.variant, c.concurrency, c.repetition].join("\u0000");
+  const id = cellIdentity(c);
+  return [runId, c.study, c.workload, c.system, id.server, id.variant, c.concurrency, c.repetition].join("\u0000");
 }
 
 /**

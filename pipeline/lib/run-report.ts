@@ -7,12 +7,14 @@ import path from "node:path";
 import { loadStudyClaims } from "./claims.ts";
 import { UserError } from "./errors.ts";
 import { fromCsv, fromJsonl } from "./records.ts";
+import { stateOf } from "./servers.ts";
+import { withCellServer } from "./servers-catalog.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 import { median } from "./stats.ts";
 import { VERDICTS, claimHasWorkload, fmtRatio, pairedSamples, type Verdict } from "./verdicts.ts";
 import { belowScale, countedRecords, judgeFromRun, studyEnvOf } from "./claim-run.ts";
 
-interface ReportCell { study: string; workload: string; system: string; variant: string; concurrency: number; repetition: number; status: string; reason?: string; started_at?: string; duration_s: number; noise?: { host_probe_ms?: number } }
+interface ReportCell { study: string; workload: string; system: string; server?: string; variant: string; concurrency: number; repetition: number; status: string; reason?: string; started_at?: string; duration_s: number; noise?: { host_probe_ms?: number } }
 interface ReportManifest {
   run_id: string; profile: string; status: string; duration_s?: number; cells: ReportCell[];
   load_average?: { start?: number[]; end?: number[] }; noise_guard?: Record<string, unknown>; summary?: Record<string, number>;
@@ -26,7 +28,9 @@ export interface RunReport { runId: string; manifest: ReportManifest; studies: S
 function readRun(dir: string): { m: ReportManifest; records: ResultRecord[] } {
   const mfile = path.join(dir, "manifest.json");
   if (!existsSync(mfile)) throw new UserError(`${dir}: no manifest.json (give a data/runs/<run-id> folder)`);
-  const m = JSON.parse(readFileSync(mfile, "utf8")) as ReportManifest;
+  const raw = JSON.parse(readFileSync(mfile, "utf8")) as ReportManifest;
+  // a run from before the cell's server field: derived from the study folder (servers-catalog.ts)
+  const m = { ...raw, cells: raw.cells.map(withCellServer) };
   const jsonl = path.join(dir, "records.jsonl");
   const csv = path.join(dir, "records.csv");
   const records = existsSync(jsonl) ? fromJsonl(readFileSync(jsonl, "utf8"), jsonl) : existsSync(csv) ? fromCsv(readFileSync(csv, "utf8"), csv) : [];
@@ -53,10 +57,12 @@ function claimRow(c: Claim, study: string, m: ReportManifest, counted: ResultRec
 /** What became of the cells of a side that measured nothing: "; mysql: skipped — <reason>". */
 function missingCells(c: Claim, study: string, m: ReportManifest): string {
   const parts = [c.a, c.b].flatMap((s) => {
-    const cells = m.cells.filter((x) => x.study === study && x.system === s.system && claimHasWorkload(c, x.workload) && (s.variant === undefined || x.variant === s.variant));
+    const cells = m.cells.filter((x) => x.study === study && x.system === s.system && claimHasWorkload(c, x.workload)
+      && (s.server === undefined || x.server === s.server) && (s.variant === undefined || stateOf(x) === s.variant));
     if (cells.some((x) => x.status === "ok")) return [];
     const bad = cells.find((x) => x.status !== "ok");
-    return [`${s.system}${s.variant ? ` (${s.variant})` : ""}: ${bad ? `${bad.status}${bad.reason ? ` — ${bad.reason}` : ""}` : "not in this run"}`];
+    const pinned = [s.server, s.variant].filter(Boolean).join("-");
+    return [`${s.system}${pinned ? ` (${pinned})` : ""}: ${bad ? `${bad.status}${bad.reason ? ` — ${bad.reason}` : ""}` : "not in this run"}`];
   });
   return parts.length ? `; ${parts.join("; ")}` : "";
 }

@@ -23,6 +23,7 @@
 // exact two-look boundary, which counts the correlation of the two looks (group-sequential.ts: 2.4 % for
 // 7 → 9 repetitions where alpha2 is 0.76 %). Runs made before 2026-11-25 judged look 2 at alpha2 itself (the
 // union bound, conservative); their manifests lack `exact` and are judged as they were.
+import { cellIdentity } from "./servers.ts";
 import type { Claim, ClaimSide, ResultRecord } from "../schema/types.ts";
 import { lookTwoNominalLevel } from "./group-sequential.ts";
 import { repetitionValue, tQuantile } from "./stats.ts";
@@ -45,6 +46,8 @@ export interface SideSelector {
   workload: string;
   workloads?: string[];
   system: string;
+  /** the server (studies with servers, e.g. mcp-db's faucet); absent: any */
+  server?: string;
   variant?: string;
   concurrency?: number;
   metric: string;
@@ -148,6 +151,7 @@ export function claimSides(claim: Claim): { a: SideSelector; b: SideSelector } {
     workload: claim.workload,
     ...(claim.each_of ? { workloads: claim.each_of } : {}),
     system: s.system,
+    ...(s.server !== undefined ? { server: s.server } : {}),
     ...(s.variant !== undefined ? { variant: s.variant } : {}),
     ...(s.concurrency !== undefined ? { concurrency: s.concurrency } : {}),
     metric: claim.metric,
@@ -160,10 +164,11 @@ export function sideHasWorkload(s: SideSelector, workload: string): boolean {
   return s.workload === "*" || (s.workloads ? s.workloads.includes(workload) : workload === s.workload);
 }
 
-/** Whether a planned cell (workload, system, variant, concurrency) is one a side of a claim reads. */
-export function cellMatchesSide(c: { workload: string; system: string; variant: string; concurrency: number }, s: SideSelector): boolean {
-  return sideHasWorkload(s, c.workload) && c.system === s.system
-    && (s.variant === undefined || c.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
+/** Whether a planned cell (workload, system, server, variant, concurrency) is one a side of a claim reads (a cell's variant <server>-<state> read as its state, servers.ts). */
+export function cellMatchesSide(c: { workload: string; system: string; server?: string; variant: string; concurrency: number }, s: SideSelector): boolean {
+  const id = cellIdentity(c);
+  return sideHasWorkload(s, c.workload) && c.system === s.system && (s.server === undefined || id.server === s.server)
+    && (s.variant === undefined || id.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
 }
 
 /** Whether a claim reads this workload ("*": any; "each": the listed ones). */
@@ -191,7 +196,7 @@ export function pairedRepetitions(claim: Claim, samples: PairedSample[]): number
 
 function matchesSide(r: ResultRecord, s: SideSelector): boolean {
   return r.t === null && r.metric === s.metric && r.system === s.system && sideHasWorkload(s, r.workload)
-    && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency);
+    && (s.server === undefined || r.server === s.server) && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency);
 }
 
 const mean = (v: number[]): number => v.reduce((s, x) => s + x, 0) / v.length;
@@ -219,7 +224,7 @@ function byRepetition(rs: ResultRecord[]): Map<number, number> {
  * noisy cells). A repetition with several values of the metric (hyperfine's time_run) contributes their
  * median (repetitionValue). Workload "*": per repetition, the mean over the workloads both sides measured in that repetition
  * (never pooling samples across repetitions). When the claim does not pin them, the cell of each side is
- * the highest concurrency both sides ran, then the first variant by name.
+ * the highest concurrency both sides ran, then the first server and variant by name.
  */
 export function pairedSamples(records: ResultRecord[], claim: Claim): PairedSample[] {
   if (claim.each_of) return claim.each_of.flatMap((w) => pairedSamples(records, memberClaim(claim, w)).map((s) => ({ ...s, workload: w })));
@@ -255,8 +260,9 @@ export function pairedSamples(records: ResultRecord[], claim: Claim): PairedSamp
   const conc = Math.max(...common);
   const pick = (rs: ResultRecord[]) => {
     const at = rs.filter((r) => r.concurrency === conc);
-    const variant = [...new Set(at.map((r) => r.variant))].sort((x, y) => x.localeCompare(y))[0];
-    return byRepetition(at.filter((r) => r.variant === variant));
+    const key = (r: ResultRecord) => `${r.server}\u0000${r.variant}`;
+    const first = [...new Set(at.map(key))].sort((x, y) => x.localeCompare(y))[0];
+    return byRepetition(at.filter((r) => key(r) === first));
   };
   const pa = pick(ra);
   const pb = pick(rb);

@@ -8,6 +8,8 @@ import { publishedDir, runsDir, siteDir, studiesDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
 import { rowsToArrowGz } from "./arrow.ts";
 import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
+import { cellIdentity } from "../lib/servers.ts";
+import { withCellServer } from "../lib/servers-catalog.ts";
 import { deadRunnerReason } from "../lib/liveness.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Ran, RanCell, RanText, RunManifest } from "../schema/types.ts";
@@ -29,13 +31,16 @@ export function loadAll(): Loaded {
   const runIds = existsSync(dir) ? readdirSync(dir).filter((d) => existsSync(path.join(dir, d, "manifest.json"))).sort() : [];
   for (const id of runIds) {
     const mfile = path.join(dir, id, "manifest.json");
-    let manifest: unknown;
+    let manifest: RunManifest;
     try {
       manifest = JSON.parse(readFileSync(mfile, "utf8"));
     } catch (e) {
       throw new UserError(`${mfile} is not valid JSON: ${(e as Error).message}`);
     }
     if (!validateManifest(manifest)) throw new UserError(`${mfile} is invalid: ${describeErrors(validateManifest.errors)}`);
+    // A run from before the cell's server field (and records.csv's server column, fromCsv/fromJsonl): derived
+    // from the study folder (servers-catalog.ts), in what publish writes only; the run folder stays as it is.
+    manifest = { ...manifest, cells: manifest.cells.map(withCellServer) };
     if (manifest.status === "running") {
       const dead = deadRunnerReason(manifest);
       warnings.push(`${id}: ${dead ? `says running but ${dead} (continue it: samebox run --resume ${id})` : "still running"}; its records are published as they are`);
@@ -100,8 +105,9 @@ export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran;
           texts[sha] = { bytes: content.length, ...headOf(content), file: rel };
           files.set(rel, content);
         }
-        const key = [m.run_id, c.study, c.workload, c.system, c.variant, c.concurrency].join("\u0000");
-        const cell = cells.get(key) ?? { run_id: m.run_id, study: c.study, workload: c.workload, system: c.system, variant: c.variant, concurrency: c.concurrency, files: [] };
+        const id = cellIdentity(c);
+        const key = [m.run_id, c.study, c.workload, c.system, id.server, id.variant, c.concurrency].join("\u0000");
+        const cell = cells.get(key) ?? { run_id: m.run_id, study: c.study, workload: c.workload, system: c.system, ...(id.server ? { server: id.server } : {}), variant: id.variant, concurrency: c.concurrency, files: [] };
         cells.set(key, cell);
         const f = cell.files.find((x) => x.name === name && x.text === sha);
         if (f) f.repetitions.push(c.repetition);
@@ -119,7 +125,7 @@ export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran;
 // report of mcp-servers/suite-conformance). conformance.json gives the site one entry per ok cell.
 export interface ConformanceScenario { scenario: string; status: "pass" | "fail"; message: string; spec_revisions: string[]; own: boolean }
 export interface ConformanceNegotiated { client: string; requested: string; answered: string | null; message: string }
-export interface ConformanceReport { run_id: string; study: string; system: string; variant: string; cell: string; suite_version: string; scenarios: ConformanceScenario[]; negotiated: ConformanceNegotiated[] }
+export interface ConformanceReport { run_id: string; study: string; system: string; server: string; variant: string; cell: string; suite_version: string; scenarios: ConformanceScenario[]; negotiated: ConformanceNegotiated[] }
 
 export function collectConformance(manifests: ManifestLike[], runs: string): ConformanceReport[] {
   const out: ConformanceReport[] = [];
@@ -136,7 +142,7 @@ export function collectConformance(manifests: ManifestLike[], runs: string): Con
         continue; // not a report (the parser would have failed the cell)
       }
       out.push({
-        run_id: m.run_id, study: c.study, system: c.system, variant: c.variant, cell: c.id, suite_version: doc.suite_version,
+        run_id: m.run_id, study: c.study, system: c.system, server: cellIdentity(c).server, variant: cellIdentity(c).variant, cell: c.id, suite_version: doc.suite_version,
         scenarios: doc.scenarios.map((s) => ({ scenario: s.scenario, status: s.status, message: s.message ?? "", spec_revisions: (s.spec_revisions ?? []).map(String), own: s.own === true })),
         negotiated: (doc.negotiated ?? []).map((n) => ({ client: String(n.client ?? ""), requested: n.requested, answered: n.answered, message: n.message ?? "" })),
       });
@@ -157,7 +163,7 @@ function writeIfChanged(file: string, content: string | Uint8Array): boolean {
 }
 
 function sortRecords(records: ResultRecord[]): ResultRecord[] {
-  const key = (r: ResultRecord) => [r.run_id, r.study, r.workload, r.system, r.variant, String(r.concurrency).padStart(6, "0"), String(r.repetition).padStart(6, "0"), r.metric, r.t === null ? "" : String(r.t).padStart(12, "0")].join("\u0000");
+  const key = (r: ResultRecord) => [r.run_id, r.study, r.workload, r.system, r.server, r.variant, String(r.concurrency).padStart(6, "0"), String(r.repetition).padStart(6, "0"), r.metric, r.t === null ? "" : String(r.t).padStart(12, "0")].join("\u0000");
   return [...records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
@@ -165,7 +171,7 @@ function sortRecords(records: ResultRecord[]): ResultRecord[] {
 // cell that produced it and that cell's raw log (served beside the data, linked from the run page).
 
 // What provenance, logs and what-ran read of a manifest and its cells (tests' fixtures pass just these).
-type ManifestCell = Pick<RunManifest["cells"][number], "id" | "study" | "workload" | "system" | "concurrency" | "variant" | "repetition" | "status" | "log">;
+type ManifestCell = Pick<RunManifest["cells"][number], "id" | "study" | "workload" | "system" | "concurrency" | "variant" | "repetition" | "status" | "log"> & { server?: string };
 export type ManifestLike = Pick<RunManifest, "run_id"> & Partial<Pick<RunManifest, "config_hash" | "dirty">> & { cells?: ManifestCell[] };
 
 export interface Provenance { config_hash: string; dirty: boolean | ""; cell: string; log: string }
@@ -185,7 +191,8 @@ function cellFinder(manifests: ManifestLike[]): (r: ResultRecord) => { m: Manife
     const exact = new Map<string, ManifestCell>();
     const loose = new Map<string, ManifestCell[]>();
     for (const c of m.cells ?? []) {
-      const k = [c.study, c.workload, c.system, c.concurrency, c.variant].join("\u0000");
+      const id = cellIdentity(c);
+      const k = [c.study, c.workload, c.system, c.concurrency, id.server, id.variant].join("\u0000");
       exact.set(`${k}\u0000${c.repetition}`, c);
       (loose.get(k) ?? loose.set(k, []).get(k)!).push(c);
     }
@@ -194,7 +201,7 @@ function cellFinder(manifests: ManifestLike[]): (r: ResultRecord) => { m: Manife
   return (r) => {
     const run = byRun.get(r.run_id);
     if (!run) return undefined;
-    const k = [r.study, r.workload, r.system, r.concurrency, r.variant].join("\u0000");
+    const k = [r.study, r.workload, r.system, r.concurrency, r.server, r.variant].join("\u0000");
     const cell = run.exact.get(`${k}\u0000${r.repetition}`) ?? (run.loose.get(k)?.filter((c) => c.status === "ok").length === 1 ? run.loose.get(k)!.find((c) => c.status === "ok") : undefined);
     return { m: run.m, cell };
   };
@@ -223,7 +230,7 @@ export function rowsToCsv(rows: PublishedRow[]): string {
 // ---- per-cell aggregates: one row per run × study × workload × system × variant × concurrency × metric,
 // over the cell's repetitions (one value each, see perRepetition), with the 95 % Student-t interval.
 
-export type Aggregate = Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "variant" | "concurrency" | "metric" | "unit" | "profile" | "machine" | "commit">
+export type Aggregate = Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "server" | "variant" | "concurrency" | "metric" | "unit" | "profile" | "machine" | "commit">
   & Pick<Provenance, "config_hash" | "dirty"> & {
     n: number; mean: number; sd: number | null; ci_lo: number | null; ci_hi: number | null;
     half_width: number | null; rel_half_width: number | null; median: number; min: number; max: number;
@@ -236,7 +243,7 @@ export function aggregates(rows: PublishedRow[]): Aggregate[] {
   const groups = new Map<string, PublishedRow[]>();
   for (const r of rows) {
     if (r.source !== "measured" || r.t !== null) continue;
-    const k = [r.run_id, r.study, r.workload, r.system, r.variant, r.concurrency, r.metric].join("\u0000");
+    const k = [r.run_id, r.study, r.workload, r.system, r.server, r.variant, r.concurrency, r.metric].join("\u0000");
     (groups.get(k) ?? groups.set(k, []).get(k)!).push(r);
   }
   return [...groups.values()].map((g) => {
@@ -244,7 +251,7 @@ export function aggregates(rows: PublishedRow[]): Aggregate[] {
     const values = perRepetition(g);
     const ci = interval95(values);
     return {
-      run_id: f.run_id, study: f.study, workload: f.workload, system: f.system, system_version: f.system_version, variant: f.variant,
+      run_id: f.run_id, study: f.study, workload: f.workload, system: f.system, system_version: f.system_version, server: f.server, variant: f.variant,
       concurrency: f.concurrency, metric: f.metric, unit: f.unit, n: values.length, mean: ci.mean, sd: finiteOrNull(ci.sd),
       ci_lo: finiteOrNull(ci.lo), ci_hi: finiteOrNull(ci.hi), half_width: finiteOrNull(ci.half_width), rel_half_width: finiteOrNull(relativeHalfWidth(ci)),
       median: median(values), min: Math.min(...values), max: Math.max(...values), method: ci.method,
@@ -287,7 +294,7 @@ async function writeParquet(csvFile: string, parquetFile: string): Promise<boole
     // Explicit types so an all-empty column (t) does not become VARCHAR.
     await conn.run(`COPY (SELECT * FROM read_csv(${q(csvFile)}, header=true, columns={
       'run_id':'VARCHAR','source':'VARCHAR','study':'VARCHAR','workload':'VARCHAR','system':'VARCHAR','system_version':'VARCHAR',
-      'variant':'VARCHAR','concurrency':'INTEGER','repetition':'INTEGER','metric':'VARCHAR','value':'DOUBLE','unit':'VARCHAR',
+      'server':'VARCHAR','variant':'VARCHAR','concurrency':'INTEGER','repetition':'INTEGER','metric':'VARCHAR','value':'DOUBLE','unit':'VARCHAR',
       't':'DOUBLE','profile':'VARCHAR','machine':'VARCHAR','commit':'VARCHAR',
       'config_hash':'VARCHAR','dirty':'BOOLEAN','cell':'VARCHAR','log':'VARCHAR'})) TO ${q(tmp)} (FORMAT parquet, COMPRESSION zstd)`);
   } finally {

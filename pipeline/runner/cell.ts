@@ -7,6 +7,7 @@ import type { WorkloadDef } from "../lib/catalog.ts";
 import { ParseError } from "../lib/errors.ts";
 import type { Measurement, ResultRecord } from "../lib/records.ts";
 import { describeErrors, validateRecord } from "../lib/schema.ts";
+import { stateOf } from "../lib/servers.ts";
 import { parserFor } from "../parsers/index.ts";
 import type { RunContext, SystemState } from "./context.ts";
 import { appendRunRecords, insidePids, insidePidfilesList, saveCellRecords, tail, unavailableReason } from "./context.ts";
@@ -31,7 +32,8 @@ interface Attempt {
 function toRecords(ctx: RunContext, cell: Cell, st: SystemState, ms: Measurement[]): ResultRecord[] {
   const out: ResultRecord[] = ms.map((m) => ({
     run_id: ctx.runId, source: "measured", study: cell.study, workload: cell.workload, system: cell.system,
-    system_version: st.version, variant: m.variant ?? cell.variant, concurrency: cell.concurrency,
+    // a study with servers: the cell's server, and its variant without the '<server>-' prefix (the state)
+    system_version: st.version, server: cell.server ?? "", variant: m.variant ?? stateOf(cell), concurrency: cell.concurrency,
     repetition: m.repetition ?? cell.repetition, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null,
     profile: ctx.plan.profile.name, machine: ctx.machineLabel, commit: ctx.commit,
   }));

@@ -7,6 +7,7 @@ import type { Profile, StudyDef, WorkloadDef } from "../lib/catalog.ts";
 import { loadStudyClaims } from "../lib/claims.ts";
 import { UserError } from "../lib/errors.ts";
 import { cellMatchesSide, claimSides } from "../lib/verdicts.ts";
+import { serverRule, splitServer } from "../lib/servers.ts";
 import type { RunManifest } from "../schema/types.ts";
 
 /** strict | warn | off: the manifest schema's noise_guard.mode (one definition, generated). */
@@ -95,7 +96,8 @@ export function claimCellFilter(study: string): CellFilter {
   const claims = loadStudyClaims(study)?.claims;
   if (!claims?.length) throw new UserError(`profile sets cells "claims" for study '${study}', but bench-scripts/studies/${study}/claims.json has no claims; use cells "all" (the default)`);
   const sides = claims.flatMap((c) => Object.values(claimSides(c)));
-  return (system, workload, variant, concurrency) => sides.some((s) => cellMatchesSide({ workload, system, variant, concurrency }, s));
+  const rule = serverRule(loadStudy(study));
+  return (system, workload, variant, concurrency) => sides.some((s) => cellMatchesSide({ workload, system, ...splitServer(rule, workload, variant), concurrency }, s));
 }
 
 /** A claims filter that also keeps the profile's context cells (systems no claim compares, on a few workloads). */
@@ -109,6 +111,7 @@ function withContext(claimCell: CellFilter, context: Profile["studies"][string][
 /** The cells of one repetition of a study on a system; a workload the system cannot run is a skipped cell saying why. */
 export function studyCells(name: string, p: PlannedStudy, system: string, rep: number, only?: (w: string, variant: string, c: number) => boolean): Cell[] {
   const def = loadSystem(system);
+  const rule = serverRule(p.study);
   const cells: Cell[] = [];
   for (const w of p.workloads) {
     // A check, not a timing (conformance): repetition 1 only, so later repetitions cost no cell.
@@ -121,9 +124,11 @@ export function studyCells(name: string, p: PlannedStudy, system: string, rep: n
       for (const variant of variants) {
         if (only && !only(w.name, variant, c)) continue;
         const unsupported = mismatch ?? variantMismatch(def, p.study, variant);
+        // A study with servers (mcp-db): the cell's server from its variant <server>-<state> or the workload's pinned server.
+        const { server } = splitServer(rule, w.name, variant);
         cells.push({
           id: `${name}.${w.name}.${system}.c${c}.${variant}.r${rep}`,
-          study: name, workload: w.name, system, concurrency: c, variant, repetition: rep,
+          study: name, workload: w.name, system, concurrency: c, variant, ...(server ? { server } : {}), repetition: rep,
           status: "skipped", exit_code: null, reason: unsupported ? `unsupported: ${unsupported}` : NOT_RUN, log: "", started_at: "", duration_s: 0,
           cache: typeof p.study.cache === "string" ? p.study.cache : "", records: 0,
         });

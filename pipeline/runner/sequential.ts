@@ -7,6 +7,7 @@
 // does not inflate the error rate; the plan is recorded in the manifest and the site judges with it.
 import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
+import { serverRule, splitServer } from "../lib/servers.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
 import { cellMatchesSide, claimSides, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, memberClaim, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
@@ -70,8 +71,9 @@ function repetitionSeconds(ctx: RunContext, cells: Cell[]): number {
 async function addRepetition(ctx: RunContext, lc: StudyLifecycle, study: string, ps: PlannedStudy, needed: Cell[], rep: number, seed: number): Promise<void> {
   const keys = new Set(needed.map((c) => cellKey({ ...c, repetition: 0 })));
   const systems = [...new Set(needed.map((c) => c.system))].sort();
+  const rule = serverRule(ps.study);
   for (const system of systems) {
-    const only = (w: string, variant: string, conc: number) => keys.has(cellKey({ study, workload: w, system, variant, concurrency: conc, repetition: 0 }));
+    const only = (w: string, variant: string, conc: number) => keys.has(cellKey({ study, workload: w, system, ...splitServer(rule, w, variant), concurrency: conc, repetition: 0 }));
     ctx.plan.cells.push(...studyCells(study, ps, system, rep, only));
   }
   const visits = visitOrderByStudy([[study, systems]], rep, seed, rep);

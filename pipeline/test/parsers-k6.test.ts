@@ -30,7 +30,7 @@ const runK6 = (dir: string) => parseK6Cell({ cellDir: path.join(raw, dir), stdou
 const runMcpLoad = (dir: string) => parseMcpLoadCell({ cellDir: path.join(raw, dir), stdout: stdoutOf(dir) });
 const validRecord = (m: Measurement, workload: string) => validateRecord({
   run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-db", workload, system: "postgresql", system_version: "15",
-  variant: "trivial", concurrency: 8, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null,
+  server: "mcp-null", variant: "trivial", concurrency: 8, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null,
   profile: "ci", machine: "test", commit: "",
 });
 

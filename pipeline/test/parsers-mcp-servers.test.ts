@@ -47,7 +47,7 @@ test("every cell: throughput, errors by every class, per-tool figures, records v
     for (const m of ms) {
       const rec = {
         run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-servers", workload: "closed_loop", system: "mcp-go",
-        system_version: "go-sdk 1", variant: "default", concurrency: 16, repetition: 1, metric: m.metric, value: m.value, unit: m.unit,
+        system_version: "go-sdk 1", server: "", variant: "default", concurrency: 16, repetition: 1, metric: m.metric, value: m.value, unit: m.unit,
         t: m.t ?? null, profile: "ci", machine: "test", commit: "",
       };
       assert.ok(validateRecord(rec), `${dir}: ${m.metric} is a valid record`);

@@ -57,7 +57,7 @@ for (const c of cells) {
       assert.equal(only(ms, "mcp_overhead_p50"), undefined);
     }
     for (const m of ms) {
-      const rec = { run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-db", workload: "w", system: "postgresql", system_version: "15", variant: "faucet-baseline", concurrency: 1, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null, profile: "ci", machine: "test", commit: "" };
+      const rec = { run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-db", workload: "w", system: "postgresql", system_version: "15", server: "faucet", variant: "baseline", concurrency: 1, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null, profile: "ci", machine: "test", commit: "" };
       assert.ok(validateRecord(rec), `${m.metric} is a valid record`);
     }
   });
@@ -134,7 +134,7 @@ test("steady-state warm-up: warmup_s (s) and steady (0/1) from mcp-load's report
   const fixed = parseMcpLoad(JSON.stringify({ ...base, calls: 1000, warmup_s: 1, steady: null }));
   assert.equal(fixed.find((m) => m.metric === "steady"), undefined, "a fixed warm-up has no steady flag");
   for (const m of ms) {
-    const rec = { run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-db", workload: "w", system: "postgresql", system_version: "15", variant: "v", concurrency: 1, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null, profile: "ci", machine: "test", commit: "" };
+    const rec = { run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-db", workload: "w", system: "postgresql", system_version: "15", server: "faucet", variant: "v", concurrency: 1, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null, profile: "ci", machine: "test", commit: "" };
     assert.ok(validateRecord(rec), `${m.metric} is a valid record`);
   }
 });

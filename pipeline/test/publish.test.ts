@@ -9,7 +9,7 @@ import type { ResultRecord } from "../lib/records.ts";
 
 const runId = "20260102T030405Z-ci-test";
 const rec = (metric: string, value: number, repetition = 1): ResultRecord => ({
-  run_id: runId, source: "measured", study: "oltp", workload: "oltp_read_write", system: "postgresql", system_version: "15.18",
+  run_id: runId, source: "measured", study: "oltp", workload: "oltp_read_write", system: "postgresql", system_version: "15.18", server: "",
   variant: "warm", concurrency: 4, repetition, metric, value, unit: "tx/s", t: null, profile: "ci", machine: "local: test", commit: "abc",
 });
 const manifest = {

@@ -6,7 +6,7 @@ import { recordColumns, validateRecord } from "../lib/schema.ts";
 
 const base: ResultRecord = {
   run_id: "20261121T210000Z-ci-box", source: "measured", study: "oltp", workload: "oltp_read_write", system: "postgresql",
-  system_version: "15.18", variant: "warm", concurrency: 4, repetition: 1, metric: "tps", value: 1234.5, unit: "tx/s",
+  system_version: "15.18", server: "", variant: "warm", concurrency: 4, repetition: 1, metric: "tps", value: 1234.5, unit: "tx/s",
   t: null, profile: "ci", machine: "local: test, 2 cores, 24 GiB", commit: "abc",
 };
 

@@ -55,6 +55,10 @@ export interface ClaimsFile {
 }
 export interface ClaimSide {
   system: string;
+  /**
+   * the record's server (studies with servers, e.g. mcp-db's faucet); absent: any
+   */
+  server?: string;
   variant?: string;
   concurrency?: number;
 }

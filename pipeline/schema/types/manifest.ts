@@ -118,7 +118,14 @@ export interface RunManifest {
     workload: string;
     system: string;
     concurrency: number;
+    /**
+     * the variant the study's verbs take (VARIANT); in a study with servers <server>-<state> (mcp-db: faucet-indexed) or a workload's pinned variant (trivial)
+     */
     variant: string;
+    /**
+     * the cell's MCP server (studies with servers): its records carry it and the variant without the '<server>-' prefix; absent in runs from before it (publish derives it)
+     */
+    server?: string;
     repetition: number;
     /**
      * noisy: measured, but the noise guard found other work on the machine during the cell in every attempt; kept, excluded from verdicts and rankings

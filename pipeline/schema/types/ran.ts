@@ -40,6 +40,7 @@ export interface RanCell {
   study: string;
   workload: string;
   system: string;
+  server?: string;
   variant: string;
   concurrency: number;
   files: {

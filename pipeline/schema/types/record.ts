@@ -21,7 +21,11 @@ export interface ResultRecord {
   system: string;
   system_version: string;
   /**
-   * e.g. warm, cold, baseline, indexed, cached, no-cache; empty when the workload has one variant
+   * the MCP server between the client and the system (mcp-db: faucet, dbhub, toolbox, toolboxsafe; its client ceiling: mcp-null); empty for studies without servers. Runs from before the column are read with it derived (pipeline/lib/servers.ts)
+   */
+  server: string;
+  /**
+   * e.g. warm, cold, baseline, indexed, cached, no-cache; empty when the workload has one variant; in a study with servers the state only (mcp-db: indexed, baseline; the ceiling: trivial)
    */
   variant: string;
   /**
