@@ -23,3 +23,16 @@ export function withCellServer<C extends { study: string; workload: string; vari
   const { server } = legacyServer(c);
   return server ? { ...c, server } : c;
 }
+
+/** A claims file kept by a run from before claim sides named their server (variant <server>-<state>): each such side as server + state. */
+export function withSideServers<F extends { claims: Array<{ workload: string; a: Side; b: Side }> }>(study: string, file: F): F {
+  const rule = catalogRule(study);
+  if (!rule) return file;
+  const side = (workload: string, s: Side): Side => {
+    if (s.server !== undefined || s.variant === undefined) return s;
+    const split = splitServer(rule, workload, s.variant);
+    return split.server ? { ...s, server: split.server, variant: split.variant } : s;
+  };
+  return { ...file, claims: file.claims.map((c) => ({ ...c, a: side(c.workload, c.a), b: side(c.workload, c.b) })) };
+}
+type Side = { system: string; server?: string; variant?: string; concurrency?: number };

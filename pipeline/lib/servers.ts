@@ -21,9 +21,14 @@ export function serverRule(def: Pick<StudyFile, "variants"> & { workloads: Workl
   return servers.length || Object.keys(pinned).length ? { servers, pinned } : undefined;
 }
 
-/** A verb variant of WORKLOAD as server and state: <server>-<state> when server is one of the study's, a pinned workload's server, else no server. */
+/**
+ * A verb variant of WORKLOAD as server and state: <server>-<state> when server is one of the study's, a
+ * server's name alone as that server with no state (seed 000's published improvement factors, whose
+ * variant was the server), a pinned workload's server, else no server.
+ */
 export function splitServer(rule: ServerRule | undefined, workload: string, variant: string): ServerSplit {
   if (!rule) return { server: "", variant };
+  if (rule.servers.includes(variant)) return { server: variant, variant: "" };
   const server = rule.servers.find((s) => variant.startsWith(`${s}-`));
   if (server) return { server, variant: variant.slice(server.length + 1) };
   return { server: rule.pinned[workload] ?? "", variant };
@@ -37,4 +42,9 @@ export function stateOf(c: { server?: string; variant: string }): string {
 /** A cell (or record) as its records name it: server ("" when none) and the state as variant. */
 export function cellIdentity<C extends { server?: string; variant: string }>(c: C): C & ServerSplit {
   return { ...c, server: c.server ?? "", variant: stateOf(c) };
+}
+
+/** How a page names a cell's or a claim side's server and state together: faucet-indexed (as the verbs and cell ids do); the state alone without a server. */
+export function serverVariantLabel(s: { server?: string; variant?: string }): string {
+  return [s.server, s.variant].filter(Boolean).join("-");
 }

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { CATALOGUE_SNAPSHOT, loadProfile, loadStudy, loadSystem, profileNames, studyMismatch, studyNames, studyPresets, systemNames, workloadMismatch, type Profile, type StudyDef } from "../lib/catalog.ts";
 import { loadStudyClaims } from "../lib/claims.ts";
+import { withSideServers } from "../lib/servers-catalog.ts";
 import { repoRoot } from "../lib/paths.ts";
 import { assertValid, validateRunCatalogues, validateSiteCatalog } from "../lib/schema.ts";
 import type { RunCatalogues, RunManifest, SiteCatalog, SiteStudy, SiteSystem } from "../schema/types.ts";
@@ -63,7 +64,9 @@ export function runCatalogues(manifests: Array<Pick<RunManifest, "run_id" | "cel
     for (const study of [...new Set(m.cells.map((c) => c.study))].sort()) {
       const kept = path.join(runs, m.run_id, CATALOGUE_SNAPSHOT, study);
       const ran = existsSync(kept);
-      const claims = ran ? loadStudyClaims(study, path.join(kept, "claims.json")) : studyNames().includes(study) ? loadStudyClaims(study) : undefined;
+      const snapshot = ran ? loadStudyClaims(study, path.join(kept, "claims.json")) : studyNames().includes(study) ? loadStudyClaims(study) : undefined;
+      // a run from before claim sides named their server kept variant <server>-<state>: read as server + state
+      const claims = snapshot && withSideServers(study, snapshot);
       out[m.run_id][study] = { from: ran ? "run" : "study folder", ...(claims ? { claims } : {}) };
     }
   }

@@ -114,6 +114,11 @@ test("publish reads a run from before the server column: server derived in what 
   const runs = JSON.parse(readFileSync(path.join(site, "src", "generated", "runs.json"), "utf8"));
   const cells = runs[0].cells as Array<{ workload: string; variant: string; server?: string }>;
   assert.ok(cells.filter((c) => c.workload === "point_reads").every((c) => c.server && c.variant.startsWith(`${c.server}-`)), "old manifest cells get their server");
+  // the claims the run kept (catalogue/mcp-db/claims.json, sides with variant faucet-indexed) are read as server + state
+  const kept = JSON.parse(readFileSync(path.join(site, "src", "generated", "catalogues.json"), "utf8"))[OLD_RUN]["mcp-db"];
+  assert.equal(kept.from, "run");
+  const sides = (kept.claims.claims as Array<{ a: { server?: string; variant?: string }; b: { server?: string; variant?: string } }>).flatMap((c) => [c.a, c.b]);
+  assert.ok(sides.length > 0 && sides.every((x) => x.server === "faucet" && (x.variant === "indexed" || x.variant === "baseline")), JSON.stringify(sides));
   const aggs = JSON.parse(readFileSync(path.join(site, "public", "data", "aggregates.json"), "utf8")).aggregates as Array<Record<string, string | number>>;
   const tp = aggs.filter((a) => a.study === "mcp-db" && a.workload === "point_reads" && a.metric === "throughput");
   assert.equal(tp.length, 3, "one aggregate per server");

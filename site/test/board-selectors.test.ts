@@ -9,6 +9,8 @@ import { parseHTML } from "linkedom";
 import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, type Preview } from "./harness.ts";
 import { records, runs, studies, featuredRunOf, median } from "./expectations.ts";
+// A record's (or claim side's) server and variant as the board's column names them: faucet-indexed, or the variant alone.
+const sv = (x: { server?: string; variant?: string }) => [x.server, x.variant].filter(Boolean).join("-");
 
 let preview: Preview;
 let browser: Browser;
@@ -50,7 +52,7 @@ function checkCells(d: Document, study: string, runId: string, metric?: string):
     for (const td of tr.querySelectorAll("td[data-median]")) {
       const [system, ...v] = td.getAttribute("data-column")!.split(" ");
       const rs = records.filter((r) => r.source === "measured" && r.run_id === runId && r.study === study && r.workload === workload && r.metric === m && r.t === null
-        && r.system === system && (v.length === 0 || r.variant === v.join(" ")) && r.concurrency === Number(td.getAttribute("data-concurrency")));
+        && r.system === system && (v.length === 0 || sv(r) === v.join(" ")) && r.concurrency === Number(td.getAttribute("data-concurrency")));
       assert.ok(rs.length > 0, `${study} ${runId} ${workload} ${m} ${system}: no records`);
       const want = median(rs.map((r) => r.value));
       assert.ok(Math.abs(Number(td.getAttribute("data-median")) / want - 1) < 1e-9, `${study} ${runId} ${workload} ${m} ${system}: ${td.getAttribute("data-median")} vs ${want}`);

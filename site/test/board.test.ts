@@ -8,6 +8,8 @@ import { parseHTML } from "linkedom";
 import type { Browser } from "playwright-core";
 import { startPreview, launchBrowser, type Preview } from "./harness.ts";
 import { records, studies, featuredRunOf, median } from "./expectations.ts";
+// A record's (or claim side's) server and variant as the board's column names them: faucet-indexed, or the variant alone.
+const sv = (x: { server?: string; variant?: string }) => [x.server, x.variant].filter(Boolean).join("-");
 
 let preview: Preview;
 let browser: Browser;
@@ -41,7 +43,7 @@ test("each study's board cells equal a recomputation from its featured run's rec
       const want = shown.map((td) => {
         const [system, ...v] = td.getAttribute("data-column")!.split(" ");
         const rs = records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === s.name && r.workload === workload && r.metric === metric && r.t === null
-          && r.system === system && (v.length === 0 || r.variant === v.join(" ")) && r.concurrency === Number(td.getAttribute("data-concurrency")));
+          && r.system === system && (v.length === 0 || sv(r) === v.join(" ")) && r.concurrency === Number(td.getAttribute("data-concurrency")));
         // one value per repetition (the mean of a repetition's values), then the median over repetitions
         const byRep = new Map<number, number[]>();
         for (const r of rs) (byRep.get(r.repetition) ?? byRep.set(r.repetition, []).get(r.repetition)!).push(r.value);
@@ -95,7 +97,7 @@ test("every board cell links the verdict of each claim that reads it, and the li
       // ("*": only on a row showing the claim's metric; each_of: any listed one), its variant (if pinned) the column's.
       const want = s.claims!.claims.filter((c) => [c.a, c.b].some((side) => side.system === system
         && (c.workload === "*" ? c.metric === metric : (c.each_of ?? [c.workload]).includes(workload))
-        && (!variant || side.variant === undefined || side.variant === variant))).map((c) => c.id);
+        && (!variant || side.variant === undefined || sv(side) === variant))).map((c) => c.id);
       const shown = [...td.querySelectorAll("a[data-claim]")];
       assert.deepEqual(shown.map((a) => a.getAttribute("data-claim")), want, `${s.name} ${workload} ${td.getAttribute("data-column")}: the claims linked`);
       for (const a of shown) {

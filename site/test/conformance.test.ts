@@ -25,11 +25,11 @@ after(async () => {
   await preview?.stop();
 });
 
-interface Report { run_id: string; study: string; system: string; variant: string; scenarios: Array<{ scenario: string; status: string; message: string }> }
+interface Report { run_id: string; study: string; system: string; server: string; variant: string; scenarios: Array<{ scenario: string; status: string; message: string }> }
 const reportsFile = path.join(siteDir, "src/generated/conformance.json");
 const reports: Report[] = existsSync(reportsFile) ? JSON.parse(readFileSync(reportsFile, "utf8")).reports : [];
 
-/** The run whose conformance a study page shows, and per system × variant the scenarios (metric suffix → passed). */
+/** The run whose conformance a study page shows, and per system × server × variant the scenarios (metric suffix → passed). */
 function expected(study: string): { run: Manifest; rows: Map<string, Map<string, boolean>> } | undefined {
   const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === "conformance" && r.metric.startsWith("conformance_") && r.t === null);
   if (!rs.length) return undefined;
@@ -38,7 +38,7 @@ function expected(study: string): { run: Manifest; rows: Map<string, Map<string,
   const run = featured && has.has(featured.run_id) ? featured : runs.filter((m) => has.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
   const rows = new Map<string, Map<string, boolean>>();
   for (const r of rs.filter((x) => x.run_id === run.run_id && x.metric !== "conformance_passed" && x.metric !== "conformance_applicable")) {
-    const k = `${r.system}|${r.variant}`;
+    const k = `${r.system}|${r.server}|${r.variant}`;
     (rows.get(k) ?? rows.set(k, new Map()).get(k)!).set(r.metric.slice("conformance_".length), r.value === 1);
   }
   return { run, rows };
@@ -63,8 +63,8 @@ for (const [study, throughputTable] of [["mcp-servers", "table.mcps-table"], ["m
     assert.equal(await box.locator("table.conformance-table tbody tr").count(), exp.rows.size, "one row per server checked");
     const failing = new Set<string>();
     for (const [key, scen] of exp.rows) {
-      const [system, variant] = key.split("|");
-      const row = box.locator(`table.conformance-table tr[data-system="${system}"][data-variant="${variant}"]`);
+      const [system, server, variant] = key.split("|");
+      const row = box.locator(`table.conformance-table tr[data-system="${system}"][data-server="${server}"][data-variant="${variant}"]`);
       const passed = [...scen.values()].filter(Boolean).length;
       assert.equal(await row.getAttribute("data-passed"), String(passed), `${key}: passed`);
       assert.equal(await row.getAttribute("data-applicable"), String(scen.size), `${key}: applicable`);
@@ -76,7 +76,7 @@ for (const [study, throughputTable] of [["mcp-servers", "table.mcps-table"], ["m
         failing.add(s);
         const li = await row.locator(`li[data-scenario="${s}"]`).innerText();
         assert.ok(li.includes(s), `${key}: ${s} named`);
-        const msg = reports.find((p) => p.run_id === exp.run.run_id && p.study === study && p.system === system && p.variant === variant)?.scenarios.find((x) => x.scenario === s)?.message;
+        const msg = reports.find((p) => p.run_id === exp.run.run_id && p.study === study && p.system === system && p.server === server && p.variant === variant)?.scenarios.find((x) => x.scenario === s)?.message;
         if (msg) assert.ok(li.includes(msg), `${key}: ${s} with the suite's message "${msg}"`);
       }
     }
@@ -142,8 +142,8 @@ for (const study of ["mcp-servers", "mcp-db"]) {
     assert.equal(await table.count(), 1, "a negotiated-revision table");
     for (const p of withNeg) {
       for (const n of p.negotiated ?? []) {
-        const td = table.locator(`tr[data-system="${p.system}"][data-variant="${p.variant}"] td[data-requested="${n.requested}"]`);
-        assert.equal(await td.getAttribute("data-answered"), n.answered ?? "", `${p.system} ${p.variant} asked ${n.requested}`);
+        const td = table.locator(`tr[data-system="${p.system}"][data-server="${p.server}"][data-variant="${p.variant}"] td[data-requested="${n.requested}"]`);
+        assert.equal(await td.getAttribute("data-answered"), n.answered ?? "", `${p.system} ${p.server} ${p.variant} asked ${n.requested}`);
       }
     }
   });
@@ -154,8 +154,8 @@ test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with t
   if (resp?.status() !== 200) return t.skip("no /studies/mcp-db/ in this data set");
   const run = featuredRunOf("mcp-db");
   if (!run) return t.skip("mcp-db not measured in this data set");
-  const tput = (server: string) => records.filter((r) => r.run_id === run.run_id && r.study === "mcp-db" && r.metric === "throughput" && r.variant.startsWith(`${server}-`) && r.t === null);
-  const both = tput("toolbox").filter((a) => tput("toolboxsafe").some((b) => b.workload === a.workload && b.system === a.system && b.concurrency === a.concurrency && b.variant.endsWith(a.variant.slice("toolbox".length))));
+  const tput = (server: string) => records.filter((r) => r.run_id === run.run_id && r.study === "mcp-db" && r.metric === "throughput" && r.server === server && r.t === null);
+  const both = tput("toolbox").filter((a) => tput("toolboxsafe").some((b) => b.workload === a.workload && b.system === a.system && b.concurrency === a.concurrency && b.variant === a.variant));
   const rows = page.locator(".safety-cost table.safety-table tbody tr");
   if (both.length === 0) {
     assert.equal(await rows.count(), 0, "no safety table without both configurations measured");

@@ -24,7 +24,7 @@ export function leaders(runId: string, study?: string): Array<{ workload: string
   const byW = new Map<string, Map<string, { s: string; v: number[] }>>();
   for (const r of rs) {
     const m = byW.get(r.workload) ?? byW.set(r.workload, new Map()).get(r.workload)!;
-    const key = `${r.system}|${r.variant}|${r.concurrency}`;
+    const key = `${r.system}|${r.server}|${r.variant}|${r.concurrency}`;
     (m.get(key) ?? m.set(key, { s: r.system, v: [] }).get(key)!).v.push(r.value);
   }
   return [...byW.entries()].map(([workload, m]) => {

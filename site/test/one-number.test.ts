@@ -26,7 +26,7 @@ const claimsOf = (study: string): Claim[] => {
 };
 function medianRatio(claim: Claim, study: string, runId: string): number | undefined {
   const side = (s: Claim["a"]) => records.filter((r) => r.source === "measured" && r.run_id === runId && r.study === study && r.workload === claim.workload && r.metric === claim.metric && r.t === null
-    && r.system === s.system && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency)).map((r) => r.value);
+    && r.system === s.system && (s.server === undefined || r.server === s.server) && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency)).map((r) => r.value);
   const a = side(claim.a);
   const b = side(claim.b);
   if (claim.workload === "*" || !a.length || !b.length) return undefined;

@@ -15,7 +15,9 @@ let page: Page;
 const MAX_PAGES_CHECKED = 6;
 
 const measured = records.filter((r) => r.source === "measured" && r.t === null);
-const key = (r: Rec) => [r.study, r.workload, r.system, r.variant || "-", `c${r.concurrency}`, r.metric].join("|");
+// server and variant as one part (faucet-indexed; the variant alone where there is no server)
+const sv = (r: Rec) => [r.server, r.variant].filter(Boolean).join("-");
+const key = (r: Rec) => [r.study, r.workload, r.system, sv(r) || "-", `c${r.concurrency}`, r.metric].join("|");
 // A cell's interval is over its repetitions (one value each: the median of a tool's several runs within one).
 function cellsOf(runId: string): Map<string, ReturnType<typeof interval95>> {
   const m = new Map<string, Rec[]>();
@@ -116,7 +118,7 @@ test("history pages show each run's mean per system, one table per machine", asy
           }
           // The first cell shown (lowest concurrency, then variant) has the mean of its repetitions.
           const cells = new Map<string, Rec[]>();
-          for (const r of vals) (cells.get(`${r.concurrency}|${r.variant}`) ?? cells.set(`${r.concurrency}|${r.variant}`, []).get(`${r.concurrency}|${r.variant}`)!).push(r);
+          for (const r of vals) (cells.get(`${r.concurrency}|${sv(r)}`) ?? cells.set(`${r.concurrency}|${sv(r)}`, []).get(`${r.concurrency}|${sv(r)}`)!).push(r);
           const first = [...cells.entries()].sort(([x], [y]) => Number(x.split("|")[0]) - Number(y.split("|")[0]) || x.split("|")[1].localeCompare(y.split("|")[1]))[0][1];
           const mean = interval95(perRepetition(first)).mean;
           const shown = Number((cells.size > 1 ? text.split(":")[1] : text).trim().split(/\s/)[0].replaceAll(",", ""));

@@ -28,7 +28,7 @@ const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
 
 /** Paired per-repetition values of a claim in one run's counted records, derived here (not from the site's modules). */
 function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number }> {
-  const side = (s: Side) => rs.filter((r) => r.system === s.system && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency));
+  const side = (s: Side) => rs.filter((r) => r.system === s.system && (s.server === undefined || r.server === s.server) && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency));
   const ra = side(c.a);
   const rb = side(c.b);
   // per repetition → per key (workload for "*", else the cell) → values
@@ -56,8 +56,9 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
   const conc = Math.max(...common);
   const pick = (xs: Rec[]) => {
     const at = xs.filter((r) => r.concurrency === conc);
-    const v = at.map((r) => r.variant).sort((x, y) => x.localeCompare(y))[0];
-    return nest(at.filter((r) => r.variant === v), () => "");
+    const sv = (r: Rec) => `${r.server}|${r.variant}`;
+    const v = at.map(sv).sort((x, y) => x.localeCompare(y))[0];
+    return nest(at.filter((r) => sv(r) === v), () => "");
   };
   const pa = pick(ra);
   const pb = pick(rb);
@@ -75,9 +76,11 @@ function expected(study: string, c: Claim): Expected {
 
 /** A claim's paired repetitions in one run (only ok cells count). */
 function pairsIn(study: string, c: Claim, m: (typeof runs)[number]) {
-  const ok = new Set(m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${x.workload}|${x.system}|${x.variant}|${x.concurrency}|${x.repetition}`));
+  // a cell's variant is <server>-<state> where it names a server; its records carry the server and the state
+  const state = (x: { server?: string; variant: string }) => (x.server && x.variant.startsWith(`${x.server}-`) ? x.variant.slice(x.server.length + 1) : x.variant);
+  const ok = new Set(m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${x.workload}|${x.system}|${x.server ?? ""}|${state(x)}|${x.concurrency}|${x.repetition}`));
   const counted = records.filter((r) => r.run_id === m.run_id && r.source === "measured" && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload)
-    && ok.has(`${r.workload}|${r.system}|${r.variant}|${r.concurrency}|${r.repetition}`));
+    && ok.has(`${r.workload}|${r.system}|${r.server}|${r.variant}|${r.concurrency}|${r.repetition}`));
   return pairsOf(counted, c).filter((x) => x.a > 0 && x.b > 0);
 }
 
@@ -231,7 +234,8 @@ test("the verdict charts (home cards and reproduce pages) label each claim by it
   if (!withClaims.length) return t.skip("no study with claims");
   const raw = JSON.parse(readFileSync(path.join(process.env.SAMEBOX_SITE_DIR ? path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR) : path.join(repoRoot, "site"), "src/generated/studies.json"), "utf8"));
   const labelOf = new Map<string, string>((raw.systems ?? []).map((x: { name: string; label: string }) => [x.name, x.label]));
-  const side = (x: Side) => `${labelOf.get(x.system) ?? x.system}${x.variant ? ` ${x.variant}` : ""}`;
+  const sv = (x: Side) => [x.server, x.variant].filter(Boolean).join("-");
+  const side = (x: Side) => `${labelOf.get(x.system) ?? x.system}${sv(x) ? ` ${sv(x)}` : ""}`;
   let checked = 0;
   for (const s of withClaims) {
     const claims = claimsOf(s.name)!;

@@ -198,8 +198,10 @@ test("analytical page: per-workload detail has the SQL, answer-check badges for 
 
 // ---- mcp-db ----------------------------------------------------------------------------------------
 
+// A cell's variant is <server>-<state> (what its verbs take); its records carry the server and the state apart.
 function mcpMedian(runId: string, workload: string, system: string, variant: string, concurrency: number, metric: string): number | undefined {
-  const v = records.filter((r) => r.run_id === runId && r.study === "mcp-db" && r.workload === workload && r.system === system && r.variant === variant && r.concurrency === concurrency && r.metric === metric && r.t === null).map((r) => r.value);
+  const { server, state } = { server: variant.slice(0, variant.lastIndexOf("-")), state: variant.slice(variant.lastIndexOf("-") + 1) };
+  const v = records.filter((r) => r.run_id === runId && r.study === "mcp-db" && r.workload === workload && r.system === system && r.server === server && r.variant === state && r.concurrency === concurrency && r.metric === metric && r.t === null).map((r) => r.value);
   return v.length ? median(v) : undefined;
 }
 

@@ -7,6 +7,7 @@ import type { ResultRecord, RunManifest, Study } from "./data.ts";
 import { beyondNoise, cellStats, headlineMetric, higherIsBetter, type CellStat } from "./stats.ts";
 import type { Verdict } from "../../../pipeline/lib/verdicts.ts";
 import { claimSides, sideHasWorkload } from "../../../pipeline/lib/verdicts.ts";
+import { serverVariantLabel as label } from "../../../pipeline/lib/servers.ts";
 import type { StudyVerdicts } from "./verdicts.ts";
 import { systemLabel } from "./systems.ts";
 
@@ -20,6 +21,7 @@ export function ratioBand(ratio: number): number {
 export interface BoardColumn {
   key: string; // system, or "system variant" when the study runs variants of a system
   system: string;
+  /** server and variant as one label (faucet-indexed: what the cells' verbs take), or the variant */
   variant: string;
 }
 /** A claim of the study's claims.json that reads a board cell, with its verdict on /reproduce/<study>/ (#claim-<id>). */
@@ -62,7 +64,7 @@ const columnKey = (system: string, variant: string, variants: boolean) => (varia
 function pickCells(stats: CellStat[], variants: boolean): Map<string, CellStat> {
   const out = new Map<string, CellStat>();
   for (const c of stats) {
-    const k = `${c.workload}\u0000${columnKey(c.system, c.variant, variants)}`;
+    const k = `${c.workload}\u0000${columnKey(c.system, label(c), variants)}`;
     const prev = out.get(k);
     if (!prev || c.concurrency > prev.concurrency) out.set(k, c);
   }
@@ -93,7 +95,7 @@ export function boardMetrics(study: Study, run: RunManifest, records: ResultReco
     if (r.source !== "measured" || r.run_id !== run.run_id || r.study !== study.name || r.t !== null || NOT_ON_BOARD.has(r.workload)) continue;
     if (!(BOARD_METRICS as readonly string[]).includes(r.metric)) continue;
     const k = `${r.metric}\u0000${r.workload}`;
-    (cols.get(k) ?? cols.set(k, new Set()).get(k)!).add(`${r.system}\u0000${r.variant}`);
+    (cols.get(k) ?? cols.set(k, new Set()).get(k)!).add(`${r.system}\u0000${r.server}\u0000${r.variant}`);
   }
   // …and a row on the board (a figure above zero: a metric that is 0 everywhere, e.g. errors, has no ratio).
   return BOARD_METRICS.filter((m) => [...cols].some(([k, v]) => k.startsWith(`${m}\u0000`) && v.size >= 2) && buildBoard(study, run, records, m).rows.length > 0);
@@ -118,8 +120,8 @@ export function cellClaims(verdicts: StudyVerdicts | undefined, workload: string
     for (const [mine, theirs] of [[a, b], [b, a]] as const) {
       if (mine.system !== col.system || !sideHasWorkload(mine, workload)) continue;
       if (mine.workload === "*" && row.claim.metric !== metric) continue;
-      if (col.variant && mine.variant !== undefined && mine.variant !== col.variant) continue;
-      out.push({ id: row.claim.id, claim: row.claim.claim, metric: row.claim.metric, other: `${systemLabel(theirs.system)}${theirs.variant ? ` ${theirs.variant}` : ""}`, verdict: row.verdict });
+      if (col.variant && mine.variant !== undefined && label(mine) !== col.variant) continue;
+      out.push({ id: row.claim.id, claim: row.claim.claim, metric: row.claim.metric, other: `${systemLabel(theirs.system)}${label(theirs) ? ` ${label(theirs)}` : ""}`, verdict: row.verdict });
       break;
     }
   }
@@ -130,11 +132,11 @@ export function cellClaims(verdicts: StudyVerdicts | undefined, workload: string
 export function buildBoard(study: Study, run: RunManifest, records: ResultRecord[], metric?: string, verdicts?: StudyVerdicts): Board {
   const measured = records.filter((r) => r.source === "measured" && r.run_id === run.run_id && r.study === study.name && !NOT_ON_BOARD.has(r.workload));
   const all = cellStats(measured);
-  const variants = new Set(all.map((c) => `${c.system}\u0000${c.variant}`)).size > new Set(all.map((c) => c.system)).size;
+  const variants = new Set(all.map((c) => `${c.system}\u0000${label(c)}`)).size > new Set(all.map((c) => c.system)).size;
   const order = study.workloads.map((w) => w.name);
   const workloads = [...new Set(all.map((c) => c.workload))].sort((a, b) => (order.indexOf(a) + 1 || 999) - (order.indexOf(b) + 1 || 999));
   const colMap = new Map<string, BoardColumn>();
-  for (const c of all) colMap.set(columnKey(c.system, c.variant, variants), { key: columnKey(c.system, c.variant, variants), system: c.system, variant: variants ? c.variant : "" });
+  for (const c of all) colMap.set(columnKey(c.system, label(c), variants), { key: columnKey(c.system, label(c), variants), system: c.system, variant: variants ? label(c) : "" });
   for (const s of study.systems) if (![...colMap.values()].some((c) => c.system === s)) colMap.set(s, { key: s, system: s, variant: "" });
   const columns = [...colMap.values()].sort((a, b) => a.key.localeCompare(b.key));
   const rows: BoardRow[] = [];

@@ -16,7 +16,7 @@ export interface MedianComparison {
 
 function sideValues(claim: Claim, side: ClaimSide, study: string, runId: string, records: ResultRecord[]): ResultRecord[] {
   return records.filter((r) => r.source === "measured" && r.run_id === runId && r.study === study && r.workload === claim.workload && r.metric === claim.metric && r.t === null
-    && r.system === side.system && (side.variant === undefined || r.variant === side.variant) && (side.concurrency === undefined || r.concurrency === side.concurrency));
+    && r.system === side.system && (side.server === undefined || r.server === side.server) && (side.variant === undefined || r.variant === side.variant) && (side.concurrency === undefined || r.concurrency === side.concurrency));
 }
 
 /** The claim's two sides in one run by their medians (undefined for an all-workloads or each-of claim or a side without records). */

@@ -73,6 +73,8 @@ function reports(): ConformanceReport[] {
 export interface ScenarioRow { scenario: string; passed: boolean; message: string; spec_revisions: string[]; own: boolean }
 export interface ConformanceRow {
   system: string;
+  /** the MCP server (mcp-db; "" where the system is the server, mcp-servers) */
+  server: string;
   variant: string;
   version: string;
   passed: number;
@@ -99,7 +101,7 @@ function scenarioName(metric: string, known: string[]): string {
 
 /**
  * The conformance results of a study: from run PREFER when it ran the suite for the study, else from the
- * newest run that did (RUNS in any order). One row per system × variant, in record order.
+ * newest run that did (RUNS in any order). One row per system × server × variant, in record order.
  */
 export function conformanceOf(study: string, prefer: RunManifest | undefined, runs: RunManifest[], records: ResultRecord[]): Conformance | undefined {
   const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === CONFORMANCE_WORKLOAD && r.metric.startsWith("conformance_") && r.t === null);
@@ -112,10 +114,11 @@ export function conformanceOf(study: string, prefer: RunManifest | undefined, ru
   const known = [...new Set([...reps.flatMap((p) => p.scenarios.map((s) => s.scenario)), ...(scenariosDoc()?.applicable.map((a) => a.scenario) ?? [])])];
   const rows = new Map<string, ConformanceRow>();
   for (const r of mine) {
-    const key = `${r.system}\u0000${r.variant}`;
-    const report = reps.find((p) => p.system === r.system && p.variant === r.variant);
-    const row = rows.get(key) ?? rows.set(key, { system: r.system, variant: r.variant, version: r.system_version, passed: 0, applicable: 0, scenarios: [], failed: [], negotiated: report?.negotiated ?? [] }).get(key)!;
-    if (r.repetition !== Math.min(...mine.filter((x) => x.system === r.system && x.variant === r.variant).map((x) => x.repetition))) continue;
+    const key = `${r.system}\u0000${r.server}\u0000${r.variant}`;
+    const same = (x: { system: string; server: string; variant: string }) => x.system === r.system && x.server === r.server && x.variant === r.variant;
+    const report = reps.find(same);
+    const row = rows.get(key) ?? rows.set(key, { system: r.system, server: r.server, variant: r.variant, version: r.system_version, passed: 0, applicable: 0, scenarios: [], failed: [], negotiated: report?.negotiated ?? [] }).get(key)!;
+    if (r.repetition !== Math.min(...mine.filter(same).map((x) => x.repetition))) continue;
     if (TOTALS.has(r.metric)) continue;
     const scenario = scenarioName(r.metric, known);
     const rep = report?.scenarios.find((s) => s.scenario === scenario);
@@ -145,7 +148,7 @@ export function shortConformance(row: ConformanceRow | undefined): string {
 
 // ---- safety against speed (issue 22 item 4): a server run both its default way and its safe way
 // (mcp-db: toolbox = Toolbox's default allowed hosts '*', toolboxsafe = --allowed-hosts 127.0.0.1,localhost).
-// Each pair is [default server, safe server], as the mcp-db variants name them.
+// Each pair is [default server, safe server], as the mcp-db records' server field names them.
 export const SAFE_PAIRS: ReadonlyArray<readonly [string, string]> = [["toolbox", "toolboxsafe"]];
 
 interface Stat { median: number; n: number }
@@ -170,11 +173,11 @@ export function pairedRatio(plain: Map<number, number>, guarded: Map<number, num
 }
 
 /** Throughput per repetition of one cell of a run, from its scalar records. */
-export function throughputByRepetition(records: ResultRecord[], run: string, at: { workload: string; system: string; variant: string; concurrency: number }): Map<number, number> {
+export function throughputByRepetition(records: ResultRecord[], run: string, at: { workload: string; system: string; server: string; variant: string; concurrency: number }): Map<number, number> {
   const out = new Map<number, number>();
   for (const r of records) {
     if (r.run_id !== run || r.study !== "mcp-db" || r.t !== null || r.metric !== "throughput") continue;
-    if (r.workload === at.workload && r.system === at.system && r.variant === at.variant && r.concurrency === at.concurrency) out.set(r.repetition, r.value);
+    if (r.workload === at.workload && r.system === at.system && r.server === at.server && r.variant === at.variant && r.concurrency === at.concurrency) out.set(r.repetition, r.value);
   }
   return out;
 }

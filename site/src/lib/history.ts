@@ -3,6 +3,7 @@
 // (ratio per cell with its interval, significant changes first, setup differences listed).
 import type { ResultRecord, RunManifest } from "./data.ts";
 import { cellStats, beyondNoise, higherIsBetter, headlineMetric, type CellStat } from "./stats.ts";
+import { serverVariantLabel } from "../../../pipeline/lib/servers.ts";
 
 export function measuredRuns(runs: RunManifest[], records: ResultRecord[]): RunManifest[] {
   const withData = new Set(records.filter((r) => r.source === "measured").map((r) => r.run_id));
@@ -44,7 +45,7 @@ export function workloadHistory(study: string, workload: string, runs: RunManife
         const k = `${c.run_id}|${c.system}`;
         (cells.get(k) ?? cells.set(k, []).get(k)!).push(c);
       }
-      for (const v of cells.values()) v.sort((a, b) => a.concurrency - b.concurrency || a.variant.localeCompare(b.variant));
+      for (const v of cells.values()) v.sort((a, b) => a.concurrency - b.concurrency || serverVariantLabel(a).localeCompare(serverVariantLabel(b)));
       return { machine, runs: mruns, cells };
     }).filter((g) => g.runs.length > 0);
     return { metric, unit: ms[0].unit, systems: [...new Set(ms.map((c) => c.system))].sort(), machines };
@@ -78,8 +79,9 @@ export interface RunDiff {
   setup: SetupDifference[];
 }
 
-export const cellKey = (c: { study: string; workload: string; system: string; variant: string; concurrency: number; metric: string }) =>
-  [c.study, c.workload, c.system, c.variant || "-", `c${c.concurrency}`, c.metric].join("|");
+// server and variant as one part (faucet-indexed), so a key reads as before the server field
+export const cellKey = (c: { study: string; workload: string; system: string; server?: string; variant: string; concurrency: number; metric: string }) =>
+  [c.study, c.workload, c.system, serverVariantLabel(c) || "-", `c${c.concurrency}`, c.metric].join("|");
 
 function flatten(prefix: string, v: unknown, out: Map<string, string>) {
   if (v !== null && typeof v === "object" && !Array.isArray(v)) {

@@ -5,6 +5,7 @@
 import { readGenerated } from "./data.ts";
 import type { Ran, RanText } from "../../../pipeline/schema/types.ts";
 import { RAN_FILES } from "../../../pipeline/lib/ran-files.ts";
+import { serverVariantLabel } from "../../../pipeline/lib/servers.ts";
 
 /** Who ran one text: a (system, variant, concurrency) and the repetitions whose folder had it. */
 export interface RanBy {
@@ -55,7 +56,7 @@ export function ranGroups(runId: string, study: string, workload: string): RanGr
       if (!text) throw new Error(`samebox site: ran.json cell ${c.run_id} ${c.study}.${c.workload}.${c.system} names text ${f.text}, which is not in "texts"`);
       const key = `${f.name}\u0000${f.text}`;
       const g = groups.get(key) ?? { name: f.name, sha: f.text, text, by: [] };
-      g.by.push({ system: c.system, variant: c.variant, concurrency: c.concurrency, repetitions: [...f.repetitions].sort((a, b) => a - b) });
+      g.by.push({ system: c.system, variant: serverVariantLabel(c), concurrency: c.concurrency, repetitions: [...f.repetitions].sort((a, b) => a - b) });
       groups.set(key, g);
     }
   }

@@ -6,6 +6,7 @@ import { verdictColor, type ClaimVerdict } from "./verdicts.ts";
 import { num } from "./format.ts";
 import { systemLabel } from "./systems.ts";
 import type { ClaimSide } from "../../../pipeline/schema/types.ts";
+import { serverVariantLabel as label } from "../../../pipeline/lib/servers.ts";
 
 const LABEL_MAX = 44;
 /**
@@ -14,7 +15,7 @@ const LABEL_MAX = 44;
  * LABEL_MAX characters (…), made unique with " (n)" where two claims would read alike.
  */
 export function claimLabels(rows: ClaimVerdict[]): string[] {
-  const side = (s: ClaimSide) => `${systemLabel(s.system)}${s.variant ? ` ${s.variant}` : ""}`;
+  const side = (s: ClaimSide) => `${systemLabel(s.system)}${label(s) ? ` ${label(s)}` : ""}`;
   const cut = (t: string) => (t.length > LABEL_MAX ? `${t.slice(0, LABEL_MAX - 1)}…` : t);
   const base = rows.map(({ claim: c }) => {
     const what = c.workload === "*" ? c.metric : c.each_of ? `${c.each_of.length} workloads, ${c.metric}` : `${c.workload} ${c.metric}`;

@@ -5,7 +5,7 @@ import { interval95, beyondNoise, median, perRepetition, type Interval95 } from 
 export { interval95, beyondNoise, median, perRepetition, relativeHalfWidth, type Interval95 } from "../../../pipeline/lib/stats.ts";
 
 // A cell's identity and unit are the records' own fields (the generated ResultRecord), not a copy of them.
-export interface CellStat extends Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "variant" | "concurrency" | "metric" | "unit"> {
+export interface CellStat extends Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "server" | "variant" | "concurrency" | "metric" | "unit"> {
   /** repetitions (a tool's several values in one repetition count once) */
   n: number;
   median: number;
@@ -16,12 +16,12 @@ export interface CellStat extends Pick<ResultRecord, "run_id" | "study" | "workl
   ci: Interval95;
 }
 
-/** Scalar (t === null) records grouped per run × study × workload × system × variant × concurrency × metric. */
+/** Scalar (t === null) records grouped per run × study × workload × system × server × variant × concurrency × metric. */
 export function cellStats(records: ResultRecord[]): CellStat[] {
   const groups = new Map<string, ResultRecord[]>();
   for (const r of records) {
     if (r.t !== null) continue;
-    const key = [r.run_id, r.study, r.workload, r.system, r.variant, r.concurrency, r.metric].join("\u0000");
+    const key = [r.run_id, r.study, r.workload, r.system, r.server, r.variant, r.concurrency, r.metric].join("\u0000");
     let g = groups.get(key);
     if (!g) {
       g = [];
@@ -35,7 +35,7 @@ export function cellStats(records: ResultRecord[]): CellStat[] {
     const ci = interval95(perRepetition(g));
     return {
       run_id: first.run_id, study: first.study, workload: first.workload, system: first.system, system_version: first.system_version,
-      variant: first.variant, concurrency: first.concurrency, metric: first.metric, unit: first.unit,
+      server: first.server, variant: first.variant, concurrency: first.concurrency, metric: first.metric, unit: first.unit,
       // n and the interval are over repetitions (one value each), never over a tool's several runs within one
       n: ci.n, median: median(values), min: Math.min(...values), max: Math.max(...values), values, ci,
     };

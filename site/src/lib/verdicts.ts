@@ -7,6 +7,7 @@ import { runCatalogues, type ResultRecord, type RunManifest, type Study } from "
 import { DEFAULT_JUDGE_OPTIONS, VERDICTS, claimHasWorkload, claimRegion, fmtRatio, judgeClaim, pairedRepetitions, regionText, workloadText, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
 import { chooseRun, countedRecords, judgeFromRun, scaleShortfall, studyEnvOf } from "../../../pipeline/lib/claim-run.ts";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
+import { serverVariantLabel as label, stateOf } from "../../../pipeline/lib/servers.ts";
 
 // claims.json's shape: pipeline/schema/claims.schema.json and its generated types. `samebox publish`
 // checks each study's claims.json against it and carries it into studies.json (study.claims).
@@ -42,7 +43,7 @@ export function orientedRatio(a: number, b: number, better: "higher" | "lower"):
 }
 
 function sideText(s: ClaimSide): string {
-  return `${s.system}${s.variant ? ` (${s.variant})` : ""}`;
+  return `${s.system}${label(s) ? ` (${label(s)})` : ""}`;
 }
 
 /** Why no run measured both sides: the newest run that planned a side's cells and what became of them. */
@@ -51,8 +52,10 @@ function missingWhy(claim: Claim, study: string, runs: RunManifest[], counted: R
   if (!finished.some((m) => m.cells.some((c) => c.study === study))) return `no run of ${study} yet`;
   const parts: string[] = [];
   for (const s of [claim.a, claim.b]) {
-    const planned = (c: RunManifest["cells"][number]) => c.study === study && c.system === s.system && claimHasWorkload(claim, c.workload) && (s.variant === undefined || c.variant === s.variant);
-    const measuredIn = finished.find((m) => counted.some((r) => r.run_id === m.run_id && r.system === s.system && r.metric === claim.metric && claimHasWorkload(claim, r.workload) && (s.variant === undefined || r.variant === s.variant)));
+    const planned = (c: RunManifest["cells"][number]) => c.study === study && c.system === s.system && claimHasWorkload(claim, c.workload)
+      && (s.server === undefined || c.server === s.server) && (s.variant === undefined || stateOf(c) === s.variant);
+    const measuredIn = finished.find((m) => counted.some((r) => r.run_id === m.run_id && r.system === s.system && r.metric === claim.metric && claimHasWorkload(claim, r.workload)
+      && (s.server === undefined || r.server === s.server) && (s.variant === undefined || r.variant === s.variant)));
     if (measuredIn) continue;
     const m = finished.find((x) => x.cells.some(planned));
     const cell = m?.cells.find((c) => planned(c) && c.status !== "ok");

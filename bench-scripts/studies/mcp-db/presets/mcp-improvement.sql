@@ -1,7 +1,5 @@
 WITH t AS (
-  SELECT workload, system, concurrency,
-         regexp_extract(variant, '^(.*)-([^-]*)$', 1) AS server,
-         regexp_extract(variant, '^(.*)-([^-]*)$', 2) AS state,
+  SELECT workload, system, concurrency, server, variant AS state,
          median(value) AS calls_per_s
   FROM results
   WHERE (run_id, study, source) IN (SELECT run_id, study, source FROM compared_runs) AND study = 'mcp-db' AND metric = 'throughput'

@@ -1,6 +1,4 @@
-SELECT workload, system AS database,
-       regexp_extract(variant, '^(.*)-([^-]*)$', 1) AS server,
-       regexp_extract(variant, '^(.*)-([^-]*)$', 2) AS schema_state, concurrency,
+SELECT workload, system AS database, server, variant AS schema_state, concurrency,
        median(value) FILTER (WHERE metric = 'throughput') AS calls_per_s,
        median(value) FILTER (WHERE metric = 'latency_p50') AS p50_ms,
        median(value) FILTER (WHERE metric = 'latency_p99') AS p99_ms,

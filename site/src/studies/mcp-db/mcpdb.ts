@@ -1,9 +1,10 @@
-// The mcp-db study's page (seed 000): records keep the record schema with system = the database and
-// variant = "<server>-<state>" (study.json variants.encoding), so the page splits the variant at its
-// last "-". Derived here from records and the run manifest: per database × server tables, the index
+// The mcp-db study's page (seed 000): records have system = the database, server = the MCP server and
+// variant = the schema state (baseline, indexed; the client ceiling: trivial); a manifest cell names its
+// server beside the variant its verbs take (<server>-<state>, pipeline/lib/servers.ts). Derived here from records and the run manifest: per database × server tables, the index
 // improvement factor, concurrency scaling, the MCP-vs-driver overhead split and the client ceiling.
 import type { ResultRecord, RunManifest, Study } from "../../lib/data.ts";
 import { cellStats, type CellStat } from "../../lib/stats.ts";
+import { cellIdentity } from "../../../../pipeline/lib/servers.ts";
 
 /** Calibration workloads: a load client against a trivial MCP tool (no database), the client's own ceiling. */
 export const CEILING_WORKLOADS: Record<string, string> = { client_ceiling: "mcp-load", client_ceiling_k6: "k6" };
@@ -17,17 +18,11 @@ export function ceilingVariant(study: Study): string {
 // A cell status as the run manifest has it.
 type CellStatus = RunManifest["cells"][number]["status"];
 
-export function splitVariant(variant: string): { server: string; state: string } {
-  const i = variant.lastIndexOf("-");
-  return i < 0 ? { server: variant, state: "" } : { server: variant.slice(0, i), state: variant.slice(i + 1) };
-}
-
 export interface McpCell {
   workload: string;
   system: string; // the database
   server: string; // the MCP server
-  state: string; // baseline | indexed
-  variant: string;
+  state: string; // baseline | indexed (the records' variant)
   concurrency: number;
   status: CellStatus;
   reason: string;
@@ -40,33 +35,34 @@ function combine(statuses: string[]): CellStatus {
   return "skipped";
 }
 
-/** One entry per (workload, database, variant, concurrency) of the run, from the manifest's cells and the records. */
+/** One entry per (workload, database, server, state, concurrency) of the run, from the manifest's cells and the records. */
 export function mcpCells(study: Study, run: RunManifest, records: ResultRecord[]): McpCell[] {
   const stats = cellStats(records.filter((r) => r.run_id === run.run_id && r.study === study.name && r.source === "measured"));
-  const key = (w: string, s: string, v: string, c: number) => `${w}\u0000${s}\u0000${v}\u0000${c}`;
-  const byKey = new Map<string, { workload: string; system: string; variant: string; concurrency: number; statuses: string[]; reasons: string[] }>();
-  for (const c of run.cells) {
-    if (c.study !== study.name) continue;
-    const k = key(c.workload, c.system, c.variant, c.concurrency);
-    const g = byKey.get(k) ?? { workload: c.workload, system: c.system, variant: c.variant, concurrency: c.concurrency, statuses: [], reasons: [] };
+  const key = (w: string, s: string, server: string, state: string, c: number) => `${w}\u0000${s}\u0000${server}\u0000${state}\u0000${c}`;
+  const byKey = new Map<string, { workload: string; system: string; server: string; state: string; concurrency: number; statuses: string[]; reasons: string[] }>();
+  for (const cell of run.cells) {
+    if (cell.study !== study.name) continue;
+    const c = cellIdentity(cell);
+    const k = key(c.workload, c.system, c.server, c.variant, c.concurrency);
+    const g = byKey.get(k) ?? { workload: c.workload, system: c.system, server: c.server, state: c.variant, concurrency: c.concurrency, statuses: [], reasons: [] };
     g.statuses.push(c.status);
     if (c.status !== "ok" && c.reason) g.reasons.push(c.reason);
     byKey.set(k, g);
   }
   // Records without a manifest cell (should not happen) still show, as ok.
   for (const s of stats) {
-    const k = key(s.workload, s.system, s.variant, s.concurrency);
-    if (!byKey.has(k)) byKey.set(k, { workload: s.workload, system: s.system, variant: s.variant, concurrency: s.concurrency, statuses: ["ok"], reasons: [] });
+    const k = key(s.workload, s.system, s.server, s.variant, s.concurrency);
+    if (!byKey.has(k)) byKey.set(k, { workload: s.workload, system: s.system, server: s.server, state: s.variant, concurrency: s.concurrency, statuses: ["ok"], reasons: [] });
   }
   const statsByKey = new Map<string, Map<string, CellStat>>();
   for (const s of stats) {
-    const k = key(s.workload, s.system, s.variant, s.concurrency);
+    const k = key(s.workload, s.system, s.server, s.variant, s.concurrency);
     (statsByKey.get(k) ?? statsByKey.set(k, new Map()).get(k)!).set(s.metric, s);
   }
   return [...byKey.entries()].map(([k, g]) => {
     const m = statsByKey.get(k) ?? new Map<string, CellStat>();
     return {
-      workload: g.workload, system: g.system, ...splitVariant(g.variant), variant: g.variant, concurrency: g.concurrency,
+      workload: g.workload, system: g.system, server: g.server, state: g.state, concurrency: g.concurrency,
       status: combine(g.statuses), reason: [...new Set(g.reasons)].join("; "), cells: g.statuses.length,
       metric: (name: string) => m.get(name),
     };
