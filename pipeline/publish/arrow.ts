@@ -33,3 +33,19 @@ export function rowsToArrowIPC(rows: Array<Record<string, Cell>>, columns: strin
 export function rowsToArrowGz(rows: Array<Record<string, Cell>>, columns: string[]): Uint8Array {
   return gzipSync(rowsToArrowIPC(rows, columns), { level: 9 });
 }
+
+/**
+ * The rows Explore's first query reads: those of the newest measured run of each study (the largest
+ * run_id among a study's measured rows, the rule of Explore's compared_runs table). Written as
+ * results-latest.arrow.gz beside the whole file, so the page can show its default preset's live result
+ * from a tenth of the rows while the rest downloads; every row of it is also in results.arrow.gz.
+ */
+export function latestRunRows<R extends { run_id?: Cell; study?: Cell; source?: Cell }>(rows: R[]): R[] {
+  const latest = new Map<string, string>();
+  for (const r of rows) {
+    if (r.source !== "measured") continue;
+    const study = String(r.study);
+    if ((latest.get(study) ?? "") < String(r.run_id)) latest.set(study, String(r.run_id));
+  }
+  return rows.filter((r) => r.source === "measured" && latest.get(String(r.study)) === String(r.run_id));
+}

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { UserError } from "../lib/errors.ts";
 import { publishedDir, runsDir, siteDir, studiesDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
-import { rowsToArrowGz } from "./arrow.ts";
+import { latestRunRows, rowsToArrowGz } from "./arrow.ts";
 import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
 import { cellIdentity } from "../lib/servers.ts";
 import { withCellServer } from "../lib/servers-catalog.ts";
@@ -332,6 +332,7 @@ export async function publish(): Promise<{ records: number; runs: number; change
   const outputs: Array<[string, string | Uint8Array]> = [
     [csvFile, rowsToCsv(sorted)],
     [path.join(site, "public", "data", "results.arrow.gz"), rowsToArrowGz(sorted as unknown as Array<Record<string, string | number | null>>, [...recordColumns, ...provenanceColumns])],
+    [path.join(site, "public", "data", "results-latest.arrow.gz"), rowsToArrowGz(latestRunRows(sorted) as unknown as Array<Record<string, string | number | null>>, [...recordColumns, ...provenanceColumns])],
     [path.join(site, "public", "data", "aggregates.csv"), csvFormat(aggs.map((a) => ({ ...a, dirty: String(a.dirty) })) as unknown as Record<string, string>[]) + "\n"],
     [path.join(site, "public", "data", "aggregates.json"), JSON.stringify({
       method: "95 % Student-t confidence interval of the mean over a cell's repetitions (n - 1 degrees of freedom); one value per repetition (a tool's several numbers per repetition, e.g. hyperfine runs, are reduced to their median first); method none below 2 repetitions",
