@@ -25,6 +25,11 @@ const withClaims = studies.filter((s) => claimsOf(s.name));
 const FIVE = ["reproduces", "does not reproduce", "tie", "undecided", "not measured"];
 const MIN_REPS = 5;
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+/** A repetition's several timed runs count as their median (methodology: one slow run does not move it). */
+const mid = (v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 /** Paired per-repetition values of a claim in one run's counted records, derived here (not from the site's modules). */
 function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number }> {
@@ -41,14 +46,14 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
     return m;
   };
   if (c.workload === "*") {
-    // per repetition, the mean over the workloads both sides measured in it
+    // per repetition, the mean over the workloads both sides measured in it (each workload's runs: their median)
     const na = nest(ra, (r) => r.workload);
     const nb = nest(rb, (r) => r.workload);
     return [...na.keys()].sort((x, y) => x - y).flatMap((rep) => {
       const wa = na.get(rep)!;
       const wb = nb.get(rep);
       const shared = [...wa.keys()].filter((w) => wb?.has(w));
-      return shared.length ? [{ rep, a: mean(shared.map((w) => mean(wa.get(w)!))), b: mean(shared.map((w) => mean(wb!.get(w)!))) }] : [];
+      return shared.length ? [{ rep, a: mean(shared.map((w) => mid(wa.get(w)!))), b: mean(shared.map((w) => mid(wb!.get(w)!))) }] : [];
     });
   }
   const common = [...new Set(ra.map((r) => r.concurrency))].filter((k) => rb.some((r) => r.concurrency === k));
@@ -62,7 +67,7 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
   };
   const pa = pick(ra);
   const pb = pick(rb);
-  return [...pa.keys()].sort((x, y) => x - y).filter((rep) => pb.has(rep)).map((rep) => ({ rep, a: mean(pa.get(rep)!.get("")!), b: mean(pb.get(rep)!.get("")!) }));
+  return [...pa.keys()].sort((x, y) => x - y).filter((rep) => pb.has(rep)).map((rep) => ({ rep, a: mid(pa.get(rep)!.get("")!), b: mid(pb.get(rep)!.get("")!) }));
 }
 
 /** Expected row: the run (newest with ≥ 5 paired repetitions, else the one with the most, newest on a tie), the geometric-mean ratio, its t interval, the verdict. */
