@@ -1,4 +1,4 @@
-// Explore in a real browser: DuckDB-WASM loads results.arrow.gz (results.csv when that fails) from this origin, presets run and show
+// Explore in a real browser: DuckDB-WASM loads results-latest.arrow.gz then results.arrow.gz (results.csv when that fails) from this origin, presets run and show
 // rows and a chart, the query lives in the URL, CSV download works, bad SQL shows an error.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -147,10 +147,52 @@ test("every request stayed on the site's origin, wasm included, with no console 
   assert.equal(rec.requests.filter((u) => u.endsWith(".wasm.gz")).length, loads, `the .wasm.gz is fetched once per page load (${loads}): the page's preload serves the fetch`);
   assert.deepEqual(rec.requests.filter((u) => u.endsWith(".wasm")), [], "the plain .wasm was fetched: the stream did not reach the worker");
   assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results.arrow.gz")), "results.arrow.gz was not fetched from the site");
+  assert.ok(rec.requests.some((u) => u.startsWith(preview.origin) && u.endsWith("/data/results-latest.arrow.gz")), "results-latest.arrow.gz (the default preset's rows) was not fetched");
   assert.ok(!rec.requests.some((u) => u.endsWith("/data/results.csv")), "results.csv was fetched although the Arrow stream loaded");
   assert.deepEqual(rec.foreign, []);
   assert.deepEqual(rec.failed, []);
   assert.deepEqual(rec.consoleErrors, []);
+});
+
+// Speed (issue 21): the head's inline script starts DuckDB's worker and the wasm's compile before the page's
+// own script runs; the default preset's live result is read from results-latest.arrow.gz (the latest run
+// of each study) while results.arrow.gz is still on its way, and it is the same result as over every record.
+test("the first live result comes from the latest runs' rows before every record is in, equals the result over every record, and each step is reported", async () => {
+  const context = await browser.newContext();
+  try {
+    const p = await context.newPage();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Every record is held back until the first result has been read off the page.
+    await p.route("**/data/results.arrow.gz", async (r) => {
+      await held;
+      await r.continue();
+    });
+    await p.goto(`${preview.root}explore/`);
+    await p.waitForFunction(() => performance.getEntriesByName("samebox:first-result").length > 0, null, { timeout: LOAD_TIMEOUT });
+    const during = { state: await p.$eval("#explore", (e) => (e as HTMLElement).dataset.state), run: await p.$eval("#run", (b) => (b as HTMLButtonElement).disabled), status: await p.$eval("#status", (e) => e.textContent ?? "") };
+    const first = await tableShape(p);
+    const prerendered = await p.$eval("#result", (e) => (e as HTMLElement).dataset.prerendered ?? null);
+    release();
+    await waitSettled(p);
+    assert.equal(during.state, "loading", "the page said it was done before every record was in");
+    assert.equal(during.run, true, "Run was enabled while only the latest runs' rows were loaded");
+    assert.match(during.status, /latest run of each study/);
+    assert.equal(prerendered, null, "the first result shown was still the build-time rendering");
+    assert.equal(await p.$eval("#explore", (e) => (e as HTMLElement).dataset.state), "done", await p.$eval("#error", (e) => e.textContent ?? ""));
+    assert.deepEqual(await tableShape(p), first, "the default preset over every record differs from its result over results-latest.arrow.gz");
+    assert.ok(first.rows.length > 0 || records.every((r) => r.source !== "measured"), "the first result has no rows");
+    const marks: Record<string, number> = await p.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("samebox:")).map((m) => [m.name.slice("samebox:".length), m.startTime])));
+    for (const step of ["worker-created", "wasm-response", "wasm-compiled", "worker-start", "worker-script-loaded", "wasm-requested", "wasm-instance", "wasm-instantiated", "db-opened", "latest-downloaded", "latest-loaded", "first-result", "data-downloaded", "data-inserted", "table-loaded"]) {
+      assert.equal(typeof marks[step], "number", `step ${step} was not reported (${JSON.stringify(marks)})`);
+    }
+    assert.ok(marks["worker-created"] < marks["script-start"], `DuckDB's worker was created at ${marks["worker-created"]} ms, after the page's script started (${marks["script-start"]} ms): the head's script did not start it`);
+    assert.ok(marks["wasm-compiled"] <= marks["wasm-instance"] && marks["latest-loaded"] < marks["first-result"] && marks["first-result"] < marks["data-inserted"], JSON.stringify(marks));
+  } finally {
+    await context.close();
+  }
 });
 
 // The Arrow stream and the CSV fallback give the same table: same columns and types in the same order,

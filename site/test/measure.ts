@@ -33,6 +33,7 @@ const preview = await startPreview();
 const browser = await launchBrowser();
 try {
   console.log(`site: ${preview.root}`);
+  console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
   console.log("page\tHTML\tJS\twasm (decoded)\trequests\ton the wire");
   for (const p of pages) {
     const context = await browser.newContext();
@@ -75,7 +76,20 @@ try {
     await context.close();
   }
 
-  const phases = () => Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("samebox:")).map((m) => [m.name.replace("samebox:", ""), Math.round(m.startTime)]));
+  // Each step of a load, ms since navigation start: the page's and DuckDB worker's marks (samebox:*, the worker's
+  // posted back by wasm-worker.ts), and when the wasm's download ended (resource timing).
+  const phases = () => {
+    const out: Record<string, number> = {};
+    for (const m of performance.getEntriesByType("mark")) if (m.name.startsWith("samebox:")) out[m.name.replace("samebox:", "")] = Math.round(m.startTime);
+    for (const r of performance.getEntriesByType("resource") as PerformanceResourceTiming[]) if (/\.wasm(\.gz)?$/.test(r.name)) out["wasm-downloaded"] = Math.round(r.responseEnd);
+    return out;
+  };
+  const phaseRuns: Record<string, Array<Record<string, number>>> = { cold: [], "50 Mbit/s": [] };
+  const phaseTable = (runs: Array<Record<string, number>>) => {
+    const names = [...new Set(runs.flatMap((r) => Object.keys(r)))];
+    const med = Object.fromEntries(names.map((n) => [n, median(runs.map((r) => r[n]).filter((v) => v !== undefined))]));
+    return names.sort((a, b) => med[a] - med[b]).map((n) => `  ${n.padEnd(22)} ${String(med[n]).padStart(6)} ms   (${runs.map((r) => r[n] ?? "-").join(", ")})`).join("\n");
+  };
   const firstResult = () =>
     (window as unknown as Window).performance.getEntriesByName("samebox:first-result")[0]?.startTime ?? NaN;
   const firstPaint = () => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? NaN;
@@ -88,7 +102,7 @@ try {
     await page.waitForFunction(() => performance.getEntriesByName("samebox:first-result").length > 0, null, { timeout: 120_000 });
     cold.push(await page.evaluate(firstResult));
     paintCold.push(await page.evaluate(firstPaint));
-    if (i === 0) console.log(`explore phases (first cold load, ms since navigation start): ${JSON.stringify(await page.evaluate(phases))}`);
+    phaseRuns.cold.push(await page.evaluate(phases));
     await context.close();
   }
   const warm: number[] = [];
@@ -116,9 +130,10 @@ try {
     await page.waitForFunction(() => performance.getEntriesByName("samebox:first-result").length > 0, null, { timeout: 120_000 });
     throttled.push(await page.evaluate(firstResult));
     paintThrottled.push(await page.evaluate(firstPaint));
-    if (i === 0) console.log(`explore phases (first 50 Mbit/s load): ${JSON.stringify(await page.evaluate(phases))}`);
+    phaseRuns["50 Mbit/s"].push(await page.evaluate(phases));
     await context.close();
   }
+  for (const [label, runs] of Object.entries(phaseRuns)) console.log(`explore steps, ${label}, cold cache (ms since navigation start, median of ${runs.length}, then each load):\n${phaseTable(runs)}`);
   const fmt = (v: number[]) => `median ${median(v).toFixed(0)} ms of ${v.length} (${v.map((x) => x.toFixed(0)).join(", ")})`;
   console.log(`explore first contentful paint (build-time rendering of the default preset on screen): cold ${fmt(paintCold)}; 50 Mbit/s ${fmt(paintThrottled)}`);
   console.log(`explore navigation-to-first-result, 50 Mbit/s, cold cache: ${fmt(throttled)}`);

@@ -18,7 +18,7 @@ let browser: Browser;
 let page: Page;
 const tmp = mkdtempSync(path.join(tmpdir(), "samebox-explore-runs-"));
 const LOAD_TIMEOUT = 120_000;
-const columns = ["run_id", "source", "study", "workload", "system", "system_version", "variant", "concurrency", "repetition", "metric", "value", "unit", "t", "profile", "machine", "commit"];
+const columns = ["run_id", "source", "study", "workload", "system", "system_version", "server", "variant", "concurrency", "repetition", "metric", "value", "unit", "t", "profile", "machine", "commit"];
 
 const measured = records.filter((r) => r.source === "measured");
 const latestOf = new Map<string, string>();

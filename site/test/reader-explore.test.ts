@@ -19,7 +19,7 @@ let page: Page;
 let rec: Recorder;
 const tmp = mkdtempSync(path.join(tmpdir(), "samebox-reader-"));
 const LOAD_TIMEOUT = 120_000;
-const columns = ["run_id", "source", "study", "workload", "system", "system_version", "variant", "concurrency", "repetition", "metric", "value", "unit", "t", "profile", "machine", "commit"];
+const columns = ["run_id", "source", "study", "workload", "system", "system_version", "server", "variant", "concurrency", "repetition", "metric", "value", "unit", "t", "profile", "machine", "commit"];
 
 const measured = records.filter((r) => r.source === "measured");
 const latestOf = new Map<string, string>();

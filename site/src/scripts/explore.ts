@@ -1,10 +1,13 @@
 // Explore page: DuckDB-WASM over the results (results.arrow.gz, else results.csv), a CodeMirror SQL editor, result table + Plot chart,
 // the query kept in the URL (?q=), CSV download, the reader's own run (dropped file, checked here
 // against the record schema, never uploaded), and the tunable relative score (state in the URL).
-// Speed: DuckDB starts first thing; the wasm comes gzip-compressed and compiles while it downloads
-// (wasm-worker.ts); the data is an Arrow IPC stream (no CSV parse);
-// the editor and Plot load in parallel as separate chunks; the HTML already holds a build-time
-// rendering of the default preset, replaced by the live result.
+// Speed (issue 21): the head's inline script starts DuckDB's worker, the wasm's streaming compile (gzip'd,
+// compiled as it downloads, on the page's thread while the worker loads its script) and the data's
+// download before this script runs (wasm-worker.ts); the data is an Arrow IPC stream (no CSV parse),
+// first only the latest run of each study (results-latest.arrow.gz, the rows the default preset reads:
+// its live result comes from them), then every record (results.arrow.gz, swapped in whole); Plot loads
+// in parallel, the editor after the first result; the HTML already holds a build-time rendering of the
+// default preset, replaced by the live result. Each step is a "samebox:<step>" performance mark.
 import * as duckdb from "@duckdb/duckdb-wasm";
 import mvpWasm from "@duckdb/duckdb-wasm/dist/duckdb-mvp.wasm?url";
 import mvpWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url";
@@ -15,8 +18,7 @@ import type { Preset } from "../lib/presets.ts";
 import { formatCell } from "../lib/explore-format.ts";
 import { refreshScoreData } from "./explore-score.ts";
 import { setParams } from "./explore-url.ts";
-import { streamingWorker } from "./wasm-worker.ts";
-import { fetchInflated } from "./fetch-gz.ts";
+import { inflated } from "./fetch-gz.ts";
 import type { Column, Row } from "./explore-chart.ts";
 
 performance.mark("samebox:script-start");
@@ -30,11 +32,19 @@ const recordTypes: Record<string, string> = JSON.parse(root.dataset.recordColumn
 const comparedRunsSql = root.dataset.comparedRuns!;
 const systemColors: Record<string, string> = JSON.parse(root.dataset.systemColors ?? "{}");
 
-// ---- start the slow parts at once: wasm (+ worker), data, then the editor and chart modules ----
+// A query in the URL (?q=) runs first; else the default preset, which reads only the latest run of each study.
+const fromUrl = new URL(location.href).searchParams.get("q");
+// The first result is shown (or, with a query in the URL, will only be shown from the whole table).
+let firstShown: () => void = () => undefined;
+const firstShownPromise = new Promise<void>((resolve) => {
+  firstShown = resolve;
+});
+
+// ---- start the slow parts at once: wasm (+ worker, started by the head), data, the chart module; the editor after the first result ----
 const database = openDatabase();
 database.catch(() => undefined); // reported where it is awaited
 const chartModule = import("./explore-chart.ts");
-const editorModule = import("./explore-editor.ts");
+const editorModule = Promise.race([firstShownPromise, database.catch(() => undefined)]).then(() => import("./explore-editor.ts"));
 
 const statusEl = $("status");
 const errorEl = $("error");
@@ -75,51 +85,88 @@ function showError(message: string) {
 }
 
 async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
-  // The data downloads while the wasm does (both are preloaded by the page's head).
-  const arrow = fetchArrow(new URL(root.dataset.arrow!, location.href).href);
-  arrow.catch(() => undefined);
-  const bundle = await duckdb.selectBundle({
-    mvp: { mainModule: new URL(mvpWasm, location.href).href, mainWorker: new URL(mvpWorker, location.href).href },
-    eh: { mainModule: new URL(ehWasm, location.href).href, mainWorker: new URL(ehWorker, location.href).href },
-  });
-  const worker = streamingWorker(bundle.mainWorker!, bundle.mainModule);
+  // The worker the head's inline script started (wasm-worker.ts), its wasm already compiling; else (that
+  // script did not run) DuckDB's own worker, which fetches and compiles the plain .wasm.
+  const started = (globalThis as { __sameboxDuckdb?: { worker: Worker; mainModule: string; latest: Promise<Response> | null; all: Promise<Response> | null } }).__sameboxDuckdb;
+  // The data downloads while the wasm does (requested by the head's script): without a query in the URL,
+  // first the latest run of each study (results-latest.arrow.gz: the rows the default preset reads), the
+  // whole file once that preset's result is on screen; with one, the whole file at once.
+  const latestHref = new URL(root.dataset.arrowLatest!, location.href).href;
+  const latest = fromUrl ? undefined : fetchArrow(started?.latest ?? fetch(latestHref), latestHref, "latest-downloaded");
+  latest?.catch(() => undefined);
+  const arrowHref = new URL(root.dataset.arrow!, location.href).href;
+  let arrow = latest ? undefined : fetchArrow(started?.all ?? fetch(arrowHref), arrowHref, "data-downloaded");
+  arrow?.catch(() => undefined);
+  let worker: Worker;
+  let mainModule: string;
+  if (started) ({ worker, mainModule } = started);
+  else {
+    const bundle = await duckdb.selectBundle({
+      mvp: { mainModule: new URL(mvpWasm, location.href).href, mainWorker: new URL(mvpWorker, location.href).href },
+      eh: { mainModule: new URL(ehWasm, location.href).href, mainWorker: new URL(ehWorker, location.href).href },
+    });
+    worker = new Worker(bundle.mainWorker!);
+    mainModule = bundle.mainModule;
+  }
   const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
-  await db.instantiate(bundle.mainModule, bundle.pthreadWorker);
+  await db.instantiate(mainModule);
   performance.mark("samebox:wasm-instantiated");
   await db.open({ query: { castBigIntToDouble: true, castDecimalToDouble: true } });
+  performance.mark("samebox:db-opened");
   const c = await db.connect();
   // Extensions would be downloaded from another origin: never try.
   await c.query("SET autoinstall_known_extensions = false; SET autoload_known_extensions = false");
   dbHandle = db;
+  if (latest) {
+    // The default preset's live result from the latest runs' rows: the same rows it reads from the whole
+    // table (compared_runs is the latest measured run of each study either way).
+    try {
+      await c.insertArrowFromIPCStream(await latest, { name: "results", create: true });
+      await c.query(comparedRunsSql);
+      performance.mark("samebox:latest-loaded");
+      await runQuery(presets[0].sql, c, true);
+    } catch (e) {
+      console.warn(`samebox: results-latest.arrow.gz could not be used (${(e as Error).message}); loading every record first`);
+      await c.query("DROP TABLE IF EXISTS results");
+    }
+    firstShown();
+  }
+  arrow ??= fetchArrow(fetch(arrowHref), arrowHref, "data-downloaded");
   root.dataset.source = await loadResults(db, c, arrow);
   await c.query(comparedRunsSql);
   performance.mark("samebox:table-loaded");
   return c;
 }
 
-/** results.arrow.gz, inflated. */
-async function fetchArrow(href: string): Promise<Uint8Array> {
-  return new Uint8Array(await new Response(await fetchInflated(href)).arrayBuffer());
+/** A .arrow.gz of this site (its response, requested from HREF), inflated. */
+async function fetchArrow(response: Promise<Response>, href: string, mark: string): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await new Response(inflated(await response, href)).arrayBuffer());
+  performance.mark(`samebox:${mark}`);
+  return bytes;
 }
 
-// The table `results`, with results.csv's columns and types in its order: from the Arrow IPC stream
-// (no CSV parse: DuckDB reads the columns as they are), else from results.csv. Says which it used.
+// The table `results` with every record, with results.csv's columns and types in its order: from the Arrow
+// IPC stream (no CSV parse: DuckDB reads the columns as they are), else from results.csv. Built as
+// results_all and then renamed, replacing the latest runs' rows the first result was read from. Says
+// which file it used.
 async function loadResults(db: duckdb.AsyncDuckDB, c: duckdb.AsyncDuckDBConnection, arrow: Promise<Uint8Array>): Promise<"arrow" | "csv"> {
+  let source: "arrow" | "csv" = "arrow";
   try {
-    await c.insertArrowFromIPCStream(await arrow, { name: "results", create: true });
-    performance.mark("samebox:data-fetched");
-    return "arrow";
+    await c.insertArrowFromIPCStream(await arrow, { name: "results_all", create: true });
   } catch (e) {
     console.warn(`samebox: results.arrow.gz could not be used (${(e as Error).message}); reading results.csv`);
-    await c.query("DROP TABLE IF EXISTS results");
+    await c.query("DROP TABLE IF EXISTS results_all");
     const csvUrl = new URL(root.dataset.csv!, location.href).href;
     const r = await fetch(csvUrl);
     if (!r.ok) throw new Error(`could not load ${csvUrl}: HTTP ${r.status}`);
     await db.registerFileText("results.csv", await r.text());
-    performance.mark("samebox:data-fetched");
-    await c.query(`CREATE TABLE results AS SELECT * FROM ${readCsv("results.csv", columnTypes)}`);
-    return "csv";
+    performance.mark("samebox:data-downloaded");
+    await c.query(`CREATE TABLE results_all AS SELECT * FROM ${readCsv("results.csv", columnTypes)}`);
+    source = "csv";
   }
+  await c.query("DROP TABLE IF EXISTS results; ALTER TABLE results_all RENAME TO results");
+  performance.mark("samebox:data-inserted");
+  return source;
 }
 let dbHandle: duckdb.AsyncDuckDB | undefined;
 
@@ -133,8 +180,8 @@ function isNumericType(typeId: number): boolean {
   return typeId === 2 || typeId === 3 || typeId === 7;
 }
 
-async function query(text: string): Promise<{ columns: Column[]; rows: Row[] }> {
-  const table = await conn!.query(text);
+async function query(text: string, c: duckdb.AsyncDuckDBConnection): Promise<{ columns: Column[]; rows: Row[] }> {
+  const table = await c.query(text);
   const columns: Column[] = table.schema.fields.map((f) => ({ name: f.name, numeric: isNumericType(f.type.typeId) }));
   const rows: Row[] = table.toArray().map((r) => {
     const o = r.toJSON() as Row;
@@ -144,16 +191,18 @@ async function query(text: string): Promise<{ columns: Column[]; rows: Row[] }> 
   return { columns, rows };
 }
 
-async function runQuery(text: string) {
-  if (!conn || !text.trim()) return;
+// Runs TEXT and shows its result. `latestOnly`: the default preset over the latest runs' rows, before the
+// whole table is there (the page stays "loading", Run stays disabled).
+async function runQuery(text: string, c = conn, latestOnly = false) {
+  if (!c || !text.trim()) return;
   errorEl.hidden = true;
-  setState("running");
+  if (!latestOnly) setState("running");
   runBtn.disabled = true;
   statusEl.textContent = "Running…";
   setParams({ q: text });
   const started = performance.now();
   try {
-    const { columns, rows } = await query(text);
+    const { columns, rows } = await query(text, c);
     lastResult = { columns, rows };
     renderTable(columns, rows);
     const ms = performance.now() - started;
@@ -163,21 +212,23 @@ async function runQuery(text: string) {
     $("prerendered-label").hidden = true;
     (await chartModule).renderChart(chartEl, columns, rows, systemColors);
     downloadBtn.disabled = false;
-    statusEl.textContent = `Done. ${loadedSummary}`;
+    statusEl.textContent = latestOnly ? "Live result from the latest run of each study; loading every other record (Run is enabled once they are in)…" : `Done. ${loadedSummary}`;
     if (!firstResultMarked) {
       firstResultMarked = true;
       performance.mark("samebox:first-result");
     }
+    if (latestOnly) return;
     await editorReady;
     setState("done");
   } catch (e) {
+    if (latestOnly) throw e;
     lastResult = undefined;
     downloadBtn.disabled = true;
     resultEl.hidden = true;
     statusEl.textContent = "The query failed.";
     showError(`Query failed: ${(e as Error).message}`);
   } finally {
-    runBtn.disabled = false;
+    if (!latestOnly) runBtn.disabled = false;
   }
 }
 let loadedSummary = "";
@@ -300,7 +351,6 @@ copyBtn.addEventListener("click", async () => {
 });
 
 // Start: the query from the URL if there is one, else the first preset (whose build-time rendering is on the page).
-const fromUrl = new URL(location.href).searchParams.get("q");
 if (fromUrl) {
   setSql(fromUrl);
   // The build-time rendering is of the default preset, not of this query.
