@@ -1,7 +1,7 @@
 // actionlint, pinned; built by pipeline/bin/test.d/50-infra-lint.sh
 module samebox/terraform/tools/actionlint
 
-go 1.25.0
+go 1.26.8
 
 tool github.com/rhysd/actionlint/cmd/actionlint
 

@@ -1,7 +1,7 @@
 // tflint, pinned; built by pipeline/bin/test.d/50-infra-lint.sh
 module samebox/terraform/tools/tflint
 
-go 1.26.3
+go 1.26.8
 
 tool github.com/terraform-linters/tflint
 

@@ -1,6 +1,6 @@
 module samebox/bench-scripts/studies/mcp-db/tools
 
-go 1.26
+go 1.26.8
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0

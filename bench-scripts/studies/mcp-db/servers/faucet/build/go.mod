@@ -1,6 +1,6 @@
 module samebox/bench-scripts/studies/mcp-db/servers/faucet/build
 
-go 1.26
+go 1.26.8
 
 require github.com/faucetdb/faucet v0.1.12
 
