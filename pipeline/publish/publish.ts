@@ -1,22 +1,27 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, rmSync, statSync } from "node:fs";
-import { readReport, type Report } from "../parsers/mcp-conformance.ts";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { createHash } from "node:crypto";
 import { UserError } from "../lib/errors.ts";
 import { publishedDir, runsDir, siteDir, studiesDir } from "../lib/paths.ts";
 import { csvFormat } from "d3-dsv";
 import { latestRunRows, rowsToArrowGz } from "./arrow.ts";
 import { cellKey, fromCsv, fromJsonl } from "../lib/records.ts";
-import { cellIdentity } from "../lib/servers.ts";
 import { withCellServer } from "../lib/servers-catalog.ts";
 import { deadRunnerReason } from "../lib/liveness.ts";
 import type { ResultRecord } from "../lib/records.ts";
-import type { Ran, RanCell, RanText, RunManifest } from "../schema/types.ts";
-import { RAN_FILES } from "../lib/ran-files.ts";
+import type { RunManifest } from "../schema/types.ts";
 import { runCatalogues, studiesCatalog } from "./site-catalog.ts";
-import { assertValid, describeErrors, recordColumns, validateManifest, validateRan } from "../lib/schema.ts";
-import { interval95, median, perRepetition, relativeHalfWidth } from "../lib/stats.ts";
+import { describeErrors, recordColumns, validateManifest } from "../lib/schema.ts";
+import { aggregates } from "./aggregates.ts";
+import { collectConformance } from "./conformance.ts";
+import { collectRan } from "./ran.ts";
+import { type ManifestLike, provenanceColumns, publishedLogPath, rowsToCsv, withProvenance } from "./provenance.ts";
+
+// The parts of publish live one concern a module; these re-exports keep their importers unchanged.
+export { type Aggregate, aggregates } from "./aggregates.ts";
+export { type ConformanceNegotiated, type ConformanceReport, type ConformanceScenario, collectConformance } from "./conformance.ts";
+export { collectRan, RAN_FILES, RAN_HEAD_CAP } from "./ran.ts";
+export { type ManifestLike, type Provenance, provenanceColumns, type PublishedRow, publishedLogPath, rowsToCsv, withProvenance } from "./provenance.ts";
 
 // data/ → the site's data files. Reads everything, validates it with the same schemas the pipeline
 // writes with, and (re)writes only derived files under site/: running it twice changes nothing.
@@ -69,88 +74,6 @@ export function loadAll(): Loaded {
   return { records, manifests, warnings };
 }
 
-// ---- what ran: the exact SQL and command lines a cell executed, as its cell folder keeps them
-// (bench-scripts/studies/<st>/README.md names them). The site shows these texts, never a re-rendering.
-// One copy per distinct text: site/public/data/ran/<sha256>.<ext> in full, and in ran.json its first
-// RAN_HEAD_CAP bytes (cut at a line end) for the page, with each cell naming its texts by hash.
-// Shapes: pipeline/schema/ran.schema.json (the types generated from it); the file names: RAN_FILES.
-export { RAN_FILES };
-export const RAN_HEAD_CAP = 8 * 1024;
-
-function headOf(content: Buffer): { head: string; cut: boolean } {
-  if (content.length <= RAN_HEAD_CAP) return { head: content.toString("utf8"), cut: false };
-  const window = content.subarray(0, RAN_HEAD_CAP);
-  const nl = window.lastIndexOf(0x0a);
-  // Cut after the last whole line, or (one long line, e.g. JSON) at the cap, never inside a UTF-8 character.
-  let end = nl >= RAN_HEAD_CAP / 2 ? nl + 1 : RAN_HEAD_CAP;
-  while (end > 0 && (content[end] & 0xc0) === 0x80) end--;
-  return { head: content.subarray(0, end).toString("utf8"), cut: true };
-}
-
-/** Reads the what-ran files of every cell of MANIFESTS under RUNS; returns ran.json and the distinct texts to publish. */
-export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran; files: Map<string, Buffer> } {
-  const texts: Record<string, RanText> = {};
-  const files = new Map<string, Buffer>();
-  const cells = new Map<string, RanCell>();
-  for (const m of manifests) {
-    for (const c of m.cells ?? []) {
-      if (c.id.includes("/") || c.id.includes("..")) continue;
-      for (const name of RAN_FILES) {
-        const src = path.join(runs, m.run_id, "cells", c.id, name);
-        if (!existsSync(src) || !statSync(src).isFile()) continue;
-        const content = readFileSync(src);
-        const sha = createHash("sha256").update(content).digest("hex");
-        if (!texts[sha]) {
-          const rel = `data/ran/${sha}${path.extname(name) || ".txt"}`;
-          texts[sha] = { bytes: content.length, ...headOf(content), file: rel };
-          files.set(rel, content);
-        }
-        const id = cellIdentity(c);
-        const key = [m.run_id, c.study, c.workload, c.system, id.server, id.variant, c.concurrency].join("\u0000");
-        const cell = cells.get(key) ?? { run_id: m.run_id, study: c.study, workload: c.workload, system: c.system, ...(id.server ? { server: id.server } : {}), variant: id.variant, concurrency: c.concurrency, files: [] };
-        cells.set(key, cell);
-        const f = cell.files.find((x) => x.name === name && x.text === sha);
-        if (f) f.repetitions.push(c.repetition);
-        else cell.files.push({ name, text: sha, repetitions: [c.repetition] });
-      }
-    }
-  }
-  const ran = { head_cap: RAN_HEAD_CAP, texts, cells: [...cells.values()] };
-  assertValid(validateRan, ran, "ran.json as publish writes it (pipeline/schema/ran.schema.json)");
-  return { ran, files };
-}
-
-// ---- conformance (issue 22): records carry 1/0 per scenario only; each failure's message, the suite's
-// version and the spec revisions checked stay in the cell folder (conformance.json, else stdout.txt, the
-// report of mcp-servers/suite-conformance). conformance.json gives the site one entry per ok cell.
-export interface ConformanceScenario { scenario: string; status: "pass" | "fail"; message: string; spec_revisions: string[]; own: boolean }
-export interface ConformanceNegotiated { client: string; requested: string; answered: string | null; message: string }
-export interface ConformanceReport { run_id: string; study: string; system: string; server: string; variant: string; cell: string; suite_version: string; scenarios: ConformanceScenario[]; negotiated: ConformanceNegotiated[] }
-
-export function collectConformance(manifests: ManifestLike[], runs: string): ConformanceReport[] {
-  const out: ConformanceReport[] = [];
-  for (const m of manifests) {
-    for (const c of m.cells ?? []) {
-      if (c.workload !== "conformance" || c.status !== "ok" || c.id.includes("/") || c.id.includes("..")) continue;
-      const dir = path.join(runs, m.run_id, "cells", c.id);
-      const file = ["conformance.json", "stdout.txt"].map((f) => path.join(dir, f)).find((f) => existsSync(f));
-      if (!file) continue;
-      let doc: Report;
-      try {
-        doc = readReport(readFileSync(file, "utf8"));
-      } catch {
-        continue; // not a report (the parser would have failed the cell)
-      }
-      out.push({
-        run_id: m.run_id, study: c.study, system: c.system, server: cellIdentity(c).server, variant: cellIdentity(c).variant, cell: c.id, suite_version: doc.suite_version,
-        scenarios: doc.scenarios.map((s) => ({ scenario: s.scenario, status: s.status, message: s.message ?? "", spec_revisions: (s.spec_revisions ?? []).map(String), own: s.own === true })),
-        negotiated: (doc.negotiated ?? []).map((n) => ({ client: String(n.client ?? ""), requested: n.requested, answered: n.answered, message: n.message ?? "" })),
-      });
-    }
-  }
-  return out;
-}
-
 // Writes a file only when its content differs, via a temporary file and rename, so a reader never
 // sees half a file and an unchanged publish leaves timestamps alone.
 function writeIfChanged(file: string, content: string | Uint8Array): boolean {
@@ -165,100 +88,6 @@ function writeIfChanged(file: string, content: string | Uint8Array): boolean {
 function sortRecords(records: ResultRecord[]): ResultRecord[] {
   const key = (r: ResultRecord) => [r.run_id, r.study, r.workload, r.system, r.server, r.variant, String(r.concurrency).padStart(6, "0"), String(r.repetition).padStart(6, "0"), r.metric, r.t === null ? "" : String(r.t).padStart(12, "0")].join("\u0000");
   return [...records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-}
-
-// ---- provenance: every published row names the run's config hash, whether the code was dirty, the
-// cell that produced it and that cell's raw log (served beside the data, linked from the run page).
-
-// What provenance, logs and what-ran read of a manifest and its cells (tests' fixtures pass just these).
-type ManifestCell = Pick<RunManifest["cells"][number], "id" | "study" | "workload" | "system" | "concurrency" | "variant" | "repetition" | "status" | "log"> & { server?: string };
-export type ManifestLike = Pick<RunManifest, "run_id"> & Partial<Pick<RunManifest, "config_hash" | "dirty">> & { cells?: ManifestCell[] };
-
-export interface Provenance { config_hash: string; dirty: boolean | ""; cell: string; log: string }
-export const provenanceColumns = ["config_hash", "dirty", "cell", "log"] as const;
-export type PublishedRow = ResultRecord & Provenance;
-
-/** Published path of a run file, relative to the site root (site/public/...). */
-export function publishedLogPath(runId: string, rel: string): string {
-  return rel ? `data/runs/${runId}/${rel}` : "";
-}
-
-// Finds the manifest cell of a record: exact identity, else (older runs, whose hyperfine records used the
-// run index as repetition) the only cell with that identity apart from the repetition.
-function cellFinder(manifests: ManifestLike[]): (r: ResultRecord) => { m: ManifestLike; cell?: ManifestCell } | undefined {
-  const byRun = new Map<string, { m: ManifestLike; exact: Map<string, ManifestCell>; loose: Map<string, ManifestCell[]> }>();
-  for (const m of manifests) {
-    const exact = new Map<string, ManifestCell>();
-    const loose = new Map<string, ManifestCell[]>();
-    for (const c of m.cells ?? []) {
-      const id = cellIdentity(c);
-      const k = [c.study, c.workload, c.system, c.concurrency, id.server, id.variant].join("\u0000");
-      exact.set(`${k}\u0000${c.repetition}`, c);
-      (loose.get(k) ?? loose.set(k, []).get(k)!).push(c);
-    }
-    byRun.set(m.run_id, { m, exact, loose });
-  }
-  return (r) => {
-    const run = byRun.get(r.run_id);
-    if (!run) return undefined;
-    const k = [r.study, r.workload, r.system, r.concurrency, r.server, r.variant].join("\u0000");
-    const cell = run.exact.get(`${k}\u0000${r.repetition}`) ?? (run.loose.get(k)?.filter((c) => c.status === "ok").length === 1 ? run.loose.get(k)!.find((c) => c.status === "ok") : undefined);
-    return { m: run.m, cell };
-  };
-}
-
-export function withProvenance(records: ResultRecord[], manifests: ManifestLike[]): PublishedRow[] {
-  const find = cellFinder(manifests);
-  return records.map((r) => {
-    if (r.source !== "measured") return { ...r, config_hash: "", dirty: "", cell: "", log: "" };
-    const f = find(r);
-    return {
-      ...r,
-      config_hash: f?.m.config_hash ?? "",
-      dirty: f?.m.dirty ?? "",
-      cell: f?.cell?.id ?? "",
-      log: f?.cell ? publishedLogPath(r.run_id, f.cell.log) : "",
-    };
-  });
-}
-
-export function rowsToCsv(rows: PublishedRow[]): string {
-  const columns = [...recordColumns, ...provenanceColumns];
-  return csvFormat(rows.map((r) => ({ ...r, t: r.t ?? "", dirty: r.dirty === "" ? "" : String(r.dirty) })) as unknown as Record<string, string>[], columns) + "\n";
-}
-
-// ---- per-cell aggregates: one row per run × study × workload × system × variant × concurrency × metric,
-// over the cell's repetitions (one value each, see perRepetition), with the 95 % Student-t interval.
-
-export type Aggregate = Pick<ResultRecord, "run_id" | "study" | "workload" | "system" | "system_version" | "server" | "variant" | "concurrency" | "metric" | "unit" | "profile" | "machine" | "commit">
-  & Pick<Provenance, "config_hash" | "dirty"> & {
-    n: number; mean: number; sd: number | null; ci_lo: number | null; ci_hi: number | null;
-    half_width: number | null; rel_half_width: number | null; median: number; min: number; max: number;
-    method: "t" | "none"; cells: string;
-  };
-
-const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
-
-export function aggregates(rows: PublishedRow[]): Aggregate[] {
-  const groups = new Map<string, PublishedRow[]>();
-  for (const r of rows) {
-    if (r.source !== "measured" || r.t !== null) continue;
-    const k = [r.run_id, r.study, r.workload, r.system, r.server, r.variant, r.concurrency, r.metric].join("\u0000");
-    (groups.get(k) ?? groups.set(k, []).get(k)!).push(r);
-  }
-  return [...groups.values()].map((g) => {
-    const f = g[0];
-    const values = perRepetition(g);
-    const ci = interval95(values);
-    return {
-      run_id: f.run_id, study: f.study, workload: f.workload, system: f.system, system_version: f.system_version, server: f.server, variant: f.variant,
-      concurrency: f.concurrency, metric: f.metric, unit: f.unit, n: values.length, mean: ci.mean, sd: finiteOrNull(ci.sd),
-      ci_lo: finiteOrNull(ci.lo), ci_hi: finiteOrNull(ci.hi), half_width: finiteOrNull(ci.half_width), rel_half_width: finiteOrNull(relativeHalfWidth(ci)),
-      median: median(values), min: Math.min(...values), max: Math.max(...values), method: ci.method,
-      profile: f.profile, machine: f.machine, commit: f.commit, config_hash: f.config_hash, dirty: f.dirty,
-      cells: [...new Set(g.map((r) => r.cell).filter(Boolean))].join(" "),
-    };
-  });
 }
 
 // Raw logs beside the data: each cell's stdout/stderr and the log its manifest entry names, so a figure
