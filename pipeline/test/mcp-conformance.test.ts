@@ -1,12 +1,23 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { promisify } from "node:util";
-import { fixtures, repoRoot, tempDir } from "./helpers.ts";
+import { repoRoot, tempDir } from "./helpers.ts";
+import {
+  raw,
+  script,
+  scenariosFile,
+  suiteBin,
+  node,
+  suiteMissing,
+  pythonMissing,
+  run,
+  openServer,
+  listen,
+  conformance,
+} from "./mcp-conformance-stubs.ts";
 import { parse, scenarioMetric } from "../parsers/mcp-conformance.ts";
 import { parserFor } from "../parsers/index.ts";
 import { ParseError } from "../lib/errors.ts";
@@ -15,15 +26,6 @@ import { ParseError } from "../lib/errors.ts";
 // MCP studies measure. Fixtures are real cells captured from dev runs of the conformance workload
 // (fixtures/raw/mcp-conformance/<system>/stdout.txt). The end-to-end tests start stub servers in this
 // process and run bench-scripts/studies/mcp-servers/suite-conformance against them.
-
-const raw = path.join(fixtures, "raw", "mcp-conformance");
-const script = path.join(repoRoot, "bench-scripts", "studies", "mcp-servers", "suite-conformance");
-const scenariosFile = path.join(repoRoot, "bench-scripts", "studies", "mcp-servers", "conformance-scenarios.json");
-const suiteBin = path.join(repoRoot, "node_modules", ".bin", "conformance");
-const node = path.join(repoRoot, "node_modules", ".bin", "node");
-const suiteMissing = existsSync(suiteBin) && existsSync(node) ? false : "the suite is not installed (npm ci installs it)";
-const pythonMissing = spawnSync("python3", ["--version"]).status === 0 ? false : "python3 is not available";
-const run = promisify(execFile);
 
 test("parser: every captured cell gives one 0/1 record per scenario, passed and applicable", () => {
   const cells = readdirSync(raw).filter((d) => existsSync(path.join(raw, d, "stdout.txt")));
@@ -36,7 +38,10 @@ test("parser: every captured cell gives one 0/1 record per scenario, passed and 
       const m = ms.find((x) => x.metric === scenarioMetric(s.scenario));
       assert.equal(m?.value, s.status === "pass" ? 1 : 0, `${c}: ${s.scenario}`);
     }
-    assert.equal(ms.find((x) => x.metric === "conformance_passed")?.value, report.scenarios.filter((s: { status: string }) => s.status === "pass").length);
+    assert.equal(
+      ms.find((x) => x.metric === "conformance_passed")?.value,
+      report.scenarios.filter((s: { status: string }) => s.status === "pass").length,
+    );
     assert.equal(ms.find((x) => x.metric === "conformance_applicable")?.value, report.scenarios.length);
   }
 });
@@ -52,41 +57,75 @@ test("parser: bad reports are rejected with what was wrong", () => {
   assert.throws(() => parse({ stdout: "no json" }), ParseError);
   assert.throws(() => parse({ stdout: '{"tool":"k6"}' }), /expected "mcp-conformance"/);
   assert.throws(() => parse({ stdout: '{"tool":"mcp-conformance","scenarios":[]}' }), /no scenarios/);
-  assert.throws(() => parse({ stdout: '{"tool":"mcp-conformance","scenarios":[{"scenario":"ping","status":"ok"}]}' }), /valid: pass, fail/);
+  assert.throws(
+    () => parse({ stdout: '{"tool":"mcp-conformance","scenarios":[{"scenario":"ping","status":"ok"}]}' }),
+    /valid: pass, fail/,
+  );
 });
 
-test("applicable + not-applicable scenarios are exactly the pinned suite's server scenarios", { skip: suiteMissing }, () => {
+test("applicable + not-applicable scenarios are exactly the pinned suite's server scenarios", {
+  skip: suiteMissing,
+}, () => {
   const r = spawnSync(node, [suiteBin, "list"], { encoding: "utf8", timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
   const server = r.stdout.split(/\n\s*\n|Client scenarios/)[0];
   const listed = [...server.matchAll(/^\s+- ([a-z0-9-]+)/gm)].map((m) => m[1]).sort();
   const doc = JSON.parse(readFileSync(scenariosFile, "utf8"));
-  const ours = [...doc.applicable.map((a: { scenario: string }) => a.scenario), ...doc.not_applicable.flatMap((n: { scenarios: string[] }) => n.scenarios)].sort();
+  const ours = [
+    ...doc.applicable.map((a: { scenario: string }) => a.scenario),
+    ...doc.not_applicable.flatMap((n: { scenarios: string[] }) => n.scenarios),
+  ].sort();
   assert.ok(listed.length > 10, `the suite listed its server scenarios: ${listed.length}`);
   assert.deepEqual(ours, listed);
-  for (const s of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) assert.ok(doc.applicable.some((a: { scenario: string }) => a.scenario === s), s);
+  for (const s of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"])
+    assert.ok(
+      doc.applicable.some((a: { scenario: string }) => a.scenario === s),
+      s,
+    );
 });
 
-test("--ensure-installed: the suite and Node at package-lock.json's versions; a missing or other version is named and exits 3", { skip: pythonMissing }, async () => {
+test("--ensure-installed: the suite and Node at package-lock.json's versions; a missing or other version is named and exits 3", {
+  skip: pythonMissing,
+}, async () => {
   const lock = JSON.parse(readFileSync(path.join(repoRoot, "package-lock.json"), "utf8")).packages;
   const pinnedSuite = lock["node_modules/@modelcontextprotocol/conformance"].version;
   const pinnedNode = lock["node_modules/node"].version;
-  const ok = spawnSync("python3", [script, "--ensure-installed", "--check-only"], { encoding: "utf8", timeout: 30_000 });
+  const ok = spawnSync("python3", [script, "--ensure-installed", "--check-only"], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   if (!suiteMissing) {
     assert.equal(ok.status, 0, ok.stderr);
     assert.equal(ok.stdout.trim(), `mcp conformance suite ${pinnedSuite}, node ${pinnedNode}`);
   }
   // A repo whose lock pins the same versions but whose node_modules holds another suite and no Node.
   const repo = tempDir("h22-lock-");
-  writeFileSync(path.join(repo, "package-lock.json"), JSON.stringify({ packages: { "node_modules/@modelcontextprotocol/conformance": { version: pinnedSuite }, "node_modules/node": { version: pinnedNode } } }));
+  writeFileSync(
+    path.join(repo, "package-lock.json"),
+    JSON.stringify({
+      packages: {
+        "node_modules/@modelcontextprotocol/conformance": { version: pinnedSuite },
+        "node_modules/node": { version: pinnedNode },
+      },
+    }),
+  );
   mkdirSync(path.join(repo, "node_modules", "@modelcontextprotocol", "conformance"), { recursive: true });
-  writeFileSync(path.join(repo, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), JSON.stringify({ version: "0.0.1" }));
-  const wrong = spawnSync("python3", [script, "--ensure-installed", "--check-only", "--repo", repo], { encoding: "utf8", timeout: 30_000 });
+  writeFileSync(
+    path.join(repo, "node_modules", "@modelcontextprotocol", "conformance", "package.json"),
+    JSON.stringify({ version: "0.0.1" }),
+  );
+  const wrong = spawnSync("python3", [script, "--ensure-installed", "--check-only", "--repo", repo], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   assert.equal(wrong.status, 3, wrong.stdout + wrong.stderr);
   assert.match(wrong.stdout, new RegExp(`conformance 0\\.0\\.1 \\(pinned ${pinnedSuite.replaceAll(".", "\\.")}\\)`));
   assert.match(wrong.stdout, new RegExp(`node not installed \\(pinned ${pinnedNode.replaceAll(".", "\\.")}\\)`));
   writeFileSync(path.join(repo, "package-lock.json"), JSON.stringify({ packages: {} }));
-  const unpinned = spawnSync("python3", [script, "--ensure-installed", "--check-only", "--repo", repo], { encoding: "utf8", timeout: 30_000 });
+  const unpinned = spawnSync("python3", [script, "--ensure-installed", "--check-only", "--repo", repo], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   assert.equal(unpinned.status, 3);
   assert.match(unpinned.stdout, /pins no node_modules\/@modelcontextprotocol\/conformance, node_modules\/node/);
 });
@@ -95,37 +134,18 @@ test("both MCP studies' install verbs ensure the pinned suite when a conformance
   for (const study of ["mcp-servers", "mcp-db"]) {
     const text = readFileSync(path.join(repoRoot, "bench-scripts", "studies", study, "install"), "utf8");
     assert.match(text, /suite-conformance" --ensure-installed\)" \|\| not_available/, study);
-    assert.match(text, /if [^\n]*(conformance "\$\{WORKLOADS|WORKLOADS[^\n]*\}" conformance)[^\n]*; then\n[^\n]*--ensure-installed/, `${study}: only when the plan has conformance`);
+    assert.match(
+      text,
+      /if [^\n]*(conformance "\$\{WORKLOADS|WORKLOADS[^\n]*\}" conformance)[^\n]*; then\n[^\n]*--ensure-installed/,
+      `${study}: only when the plan has conformance`,
+    );
   }
 });
 
-// A server that answers every POST with a valid JSON-RPC result whatever its Host/Origin: it speaks
-// the protocol but has no DNS-rebinding protection.
-function openServer(): http.Server {
-  return http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      if (req.method !== "POST") return void res.writeHead(405).end();
-      const msg = JSON.parse(body || "{}");
-      if (msg.id === undefined) return void res.writeHead(202).end();
-      const result = msg.method === "initialize" ? { protocolVersion: msg.params?.protocolVersion ?? "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "0" } } : {};
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
-    });
-  });
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-}
-
-async function conformance(url: string, only: string, timeoutS: number) {
-  const r = await run("python3", [script, "--url", url, "--out", tempDir("h22-conf-"), "--only", only, "--timeout-s", String(timeoutS)], { timeout: 120_000 });
-  return JSON.parse(r.stdout);
-}
-
-test("a stub server answering 200 to a foreign Host fails dns-rebinding-protection", { skip: suiteMissing || pythonMissing, timeout: 120_000 }, async () => {
+test("a stub server answering 200 to a foreign Host fails dns-rebinding-protection", {
+  skip: suiteMissing || pythonMissing,
+  timeout: 120_000,
+}, async () => {
   const server = openServer();
   try {
     const report = await conformance(await listen(server), "dns-rebinding-protection", 30);
@@ -133,14 +153,20 @@ test("a stub server answering 200 to a foreign Host fails dns-rebinding-protecti
     assert.equal(s.status, "fail");
     assert.match(s.message, /4xx|got 200/);
     assert.equal(report.passed, 0);
-    assert.equal(parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_dns_rebinding_protection")?.value, 0);
+    assert.equal(
+      parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_dns_rebinding_protection")?.value,
+      0,
+    );
   } finally {
     server.closeAllConnections();
     server.close();
   }
 });
 
-test("a hung scenario ends as failed within its bound", { skip: suiteMissing || pythonMissing, timeout: 120_000 }, async () => {
+test("a hung scenario ends as failed within its bound", {
+  skip: suiteMissing || pythonMissing,
+  timeout: 120_000,
+}, async () => {
   const sockets = new Set<import("node:net").Socket>();
   const server = http.createServer(() => {}); // accepts, never answers
   server.on("connection", (s) => sockets.add(s));
@@ -162,110 +188,61 @@ test("a hung scenario ends as failed within its bound", { skip: suiteMissing || 
 
 // ---- samebox's own checks (own_checks.py via suite-conformance) and the negotiated revision.
 
-// A tools-only stub with one tool whose schema requires user_id (a string). VALIDATES = false: every
-// tools/call gets a normal result (as Quarkus and Micronaut answered a schema-violating call); true:
-// a wrong type or missing argument gets isError and an unknown tool a JSON-RPC error. It answers
-// initialize with the client's revision when it knows it, else 2025-06-18.
-const goodSchema = { type: "object", properties: { user_id: { type: "string" } }, required: ["user_id"] };
-function toolServer(validates: boolean, inputSchema: object = goodSchema): http.Server {
-  const known = ["2024-11-05", "2025-03-26", "2025-06-18"];
-  return http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      const msg = JSON.parse(body || "{}");
-      if (msg.id === undefined) return void res.writeHead(202).end();
-      const reply = (x: object) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, ...x }));
-      if (msg.method === "initialize") {
-        const asked = msg.params?.protocolVersion;
-        return reply({ result: { protocolVersion: known.includes(asked) ? asked : "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "0" } } });
-      }
-      if (msg.method === "tools/list") return reply({ result: { tools: [{ name: "get_user_cart", inputSchema }] } });
-      const { name, arguments: args } = msg.params ?? {};
-      if (validates && name !== "get_user_cart") return reply({ error: { code: -32602, message: `unknown tool ${name}` } });
-      if (validates && typeof args?.user_id !== "string") return reply({ result: { isError: true, content: [{ type: "text", text: "user_id must be a string" }] } });
-      return reply({ result: { content: [{ type: "text", text: '{"cart":[]}' }] } });
-    });
-  });
-}
-
-async function withServer<T>(server: http.Server, f: (url: string) => Promise<T>): Promise<T> {
-  try {
-    return await f(await listen(server));
-  } finally {
-    server.closeAllConnections();
-    server.close();
-  }
-}
-
-const ownOnly = "invalid-arguments-rejected,unknown-tool-rejected,protocol-negotiation";
-
-test("own checks: a server that answers schema-violating and unknown-tool calls normally fails both, with what came back", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
-  const report = await withServer(toolServer(false), (url) => conformance(url, ownOnly, 10));
-  const inv = report.scenarios.find((s: { scenario: string }) => s.scenario === "invalid-arguments-rejected");
-  const unk = report.scenarios.find((s: { scenario: string }) => s.scenario === "unknown-tool-rejected");
-  assert.equal(inv.status, "fail");
-  assert.equal(inv.own, true);
-  assert.match(inv.message, /get_user_cart with user_id as int: a normal result/);
-  assert.match(inv.message, /get_user_cart with no user_id: a normal result/);
-  assert.equal(unk.status, "fail");
-  assert.match(unk.message, /samebox_no_such_tool: a normal result/);
-  const ms = parse({ stdout: JSON.stringify(report) });
-  assert.equal(ms.find((m) => m.metric === "conformance_invalid_arguments_rejected")?.value, 0);
-  assert.equal(ms.find((m) => m.metric === "conformance_unknown_tool_rejected")?.value, 0);
-});
-
-test("own checks: a validating server passes both (isError for bad arguments, JSON-RPC error for an unknown tool)", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
-  const report = await withServer(toolServer(true), (url) => conformance(url, ownOnly, 10));
-  for (const s of report.scenarios) assert.equal(s.status, "pass", `${s.scenario}: ${s.message}`);
-  assert.equal(report.scenarios.length, 2);
-  assert.equal(parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_passed")?.value, 2);
-});
-
-test("own check input-schema-valid: a tool whose inputSchema breaks JSON Schema 2020-12's forms fails it, each problem named; a well-formed one passes", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
-  const bad = { type: "object", properties: { user_id: { type: "str" }, tags: { type: "array", items: 5 } }, required: "user_id", anyOf: [] };
-  const report = await withServer(toolServer(true, bad), (url) => conformance(url, "input-schema-valid", 10));
-  const s = report.scenarios.find((x: { scenario: string }) => x.scenario === "input-schema-valid");
-  assert.equal(s.status, "fail");
-  assert.equal(s.own, true);
-  assert.match(s.message, /get_user_cart: inputSchema.required "user_id" is not an array of unique strings/);
-  assert.match(s.message, /inputSchema.properties.user_id.type "str" is not a JSON type name/);
-  assert.equal(parse({ stdout: JSON.stringify(report) }).find((m) => m.metric === "conformance_input_schema_valid")?.value, 0);
-  const notObject = await withServer(toolServer(true, { type: "string" }), (url) => conformance(url, "input-schema-valid", 10));
-  assert.match(notObject.scenarios[0].message, /inputSchema.type is "string", not "object"/);
-  const good = await withServer(toolServer(true, { ...goodSchema, $defs: { id: { type: ["string", "null"] } }, additionalProperties: false }), (url) => conformance(url, "input-schema-valid", 10));
-  assert.equal(good.scenarios[0].status, "pass", good.scenarios[0].message);
-});
-
-test("negotiated revision: per client revision, the protocolVersion the server answered", { skip: pythonMissing || suiteMissing, timeout: 60_000 }, async () => {
-  const report = await withServer(toolServer(true), (url) => conformance(url, ownOnly, 10));
-  const by = Object.fromEntries(report.negotiated.map((n: { requested: string; answered: string }) => [n.requested, n.answered]));
-  assert.deepEqual(by, { "2024-11-05": "2024-11-05", "2025-06-18": "2025-06-18", "2025-11-25": "2025-06-18", "2026-07-28": "2025-06-18" });
-  assert.throws(() => parse({ stdout: JSON.stringify({ ...report, negotiated: [{ requested: 1 }] }) }), /negotiated must be/);
-});
-
-test("conformance-scenarios.json own_checks are exactly the checks own_checks.py runs, each with why and failure", { skip: pythonMissing }, () => {
-  const doc = JSON.parse(readFileSync(scenariosFile, "utf8"));
-  const r = spawnSync("python3", ["-c", "import sys, json; sys.path.insert(0, sys.argv[1]); import own_checks; print(json.dumps(own_checks.OWN_CHECKS))", path.dirname(script)], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(doc.own_checks.checks.map((c: { scenario: string }) => c.scenario), JSON.parse(r.stdout));
-  for (const c of doc.own_checks.checks) assert.ok(c.why && c.failure, c.scenario);
-  const suite = [...doc.applicable.map((a: { scenario: string }) => a.scenario), ...doc.not_applicable.flatMap((n: { scenarios: string[] }) => n.scenarios)];
-  for (const c of doc.own_checks.checks) assert.ok(!suite.includes(c.scenario), `${c.scenario} is not a suite scenario name`);
-});
-
-// ---- mcp-load checked by the suite's client scenarios (bench-scripts/loadgen/mcp-load/client-conformance).
 const goMissing = spawnSync("go", ["version"]).status === 0 ? false : "go is not available";
 const clientScript = path.join(repoRoot, "bench-scripts", "loadgen", "mcp-load", "client-conformance");
 
-test("mcp-load --conformance-client passes the suite's initialize and tools_call, and fails initialize when it offers a revision the suite rejects", { skip: suiteMissing || pythonMissing || goMissing, timeout: 240_000 }, async () => {
+test("mcp-load --conformance-client passes the suite's initialize and tools_call, and fails initialize when it offers a revision the suite rejects", {
+  skip: suiteMissing || pythonMissing || goMissing,
+  timeout: 240_000,
+}, async () => {
   const bin = path.join(tempDir("h22-mcpload-"), "mcp-load");
-  await run("go", ["build", "-o", bin, "./cmd/mcp-load"], { cwd: path.join(repoRoot, "bench-scripts", "loadgen", "mcp-load"), timeout: 180_000 });
-  const good = JSON.parse((await run("python3", [clientScript, "--mcp-load", bin, "--out", tempDir("h22-cc-"), "--only", "initialize,tools_call", "--timeout-s", "20"], { timeout: 120_000 })).stdout);
+  await run("go", ["build", "-o", bin, "./cmd/mcp-load"], {
+    cwd: path.join(repoRoot, "bench-scripts", "loadgen", "mcp-load"),
+    timeout: 180_000,
+  });
+  const good = JSON.parse(
+    (
+      await run(
+        "python3",
+        [
+          clientScript,
+          "--mcp-load",
+          bin,
+          "--out",
+          tempDir("h22-cc-"),
+          "--only",
+          "initialize,tools_call",
+          "--timeout-s",
+          "20",
+        ],
+        { timeout: 120_000 },
+      )
+    ).stdout,
+  );
   for (const s of good.scenarios) assert.equal(s.status, "pass", `${s.scenario}: ${s.message}`);
   assert.equal(good.client, "mcp-load");
   // 2025-03-26 is a revision mcp-load speaks but the suite's initialize scenario does not accept.
-  const old = JSON.parse((await run("python3", [clientScript, "--mcp-load", bin, "--out", tempDir("h22-cc-"), "--only", "initialize", "--protocol", "2025-03-26", "--timeout-s", "20"], { timeout: 120_000 })).stdout);
+  const old = JSON.parse(
+    (
+      await run(
+        "python3",
+        [
+          clientScript,
+          "--mcp-load",
+          bin,
+          "--out",
+          tempDir("h22-cc-"),
+          "--only",
+          "initialize",
+          "--protocol",
+          "2025-03-26",
+          "--timeout-s",
+          "20",
+        ],
+        { timeout: 120_000 },
+      )
+    ).stdout,
+  );
   assert.equal(old.scenarios[0].status, "fail");
   assert.match(old.scenarios[0].message, /Version mismatch/);
 });
@@ -279,17 +256,32 @@ test("parser: captured cells with own checks — Quarkus accepts a schema-violat
   assert.equal(get(read("toolbox-sqlite"), "conformance_dns_rebinding_protection"), 0);
   assert.equal(get(read("toolboxsafe-sqlite"), "conformance_dns_rebinding_protection"), 1);
   const report = JSON.parse(readFileSync(path.join(raw, "toolboxsafe-sqlite", "stdout.txt"), "utf8"));
-  assert.ok(report.scenarios.some((s: { own?: boolean }) => s.own), "own checks are marked in the report");
-  assert.equal(report.negotiated.find((n: { requested: string }) => n.requested === "2025-06-18")?.answered, "2025-06-18");
+  assert.ok(
+    report.scenarios.some((s: { own?: boolean }) => s.own),
+    "own checks are marked in the report",
+  );
+  assert.equal(
+    report.negotiated.find((n: { requested: string }) => n.requested === "2025-06-18")?.answered,
+    "2025-06-18",
+  );
 });
 
 test("quick plans mcp-db's conformance for every server (Faucet, DBHub, Toolbox both ways) on each database, and Toolbox both ways on point_reads", async () => {
   const { planRun } = await import("../runner/plan.ts");
   const plan = planRun({ profile: "quick", studies: ["mcp-db"] });
-  const variants = (workload: string, system: string) => [...new Set(plan.cells.filter((c) => c.workload === workload && c.system === system).map((c) => c.variant))].sort();
+  const variants = (workload: string, system: string) =>
+    [...new Set(plan.cells.filter((c) => c.workload === workload && c.system === system).map((c) => c.variant))].sort();
   for (const system of plan.profile.studies["mcp-db"].systems) {
-    assert.deepEqual(variants("conformance", system), ["dbhub-indexed", "faucet-indexed", "toolbox-indexed", "toolboxsafe-indexed"], system);
+    assert.deepEqual(
+      variants("conformance", system),
+      ["dbhub-indexed", "faucet-indexed", "toolbox-indexed", "toolboxsafe-indexed"],
+      system,
+    );
   }
-  assert.ok(variants("point_reads", "sqlite").includes("toolbox-indexed") && variants("point_reads", "sqlite").includes("toolboxsafe-indexed"), "point_reads both ways");
+  assert.ok(
+    variants("point_reads", "sqlite").includes("toolbox-indexed") &&
+      variants("point_reads", "sqlite").includes("toolboxsafe-indexed"),
+    "point_reads both ways",
+  );
   assert.match(String(plan.studies["mcp-db"].env.MCPDB_VARIANT_WORKLOADS), /toolbox-indexed=point_reads@sqlite/);
 });

@@ -3,60 +3,84 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cli, nodeBin, repoRoot, tempDir, toyEnv } from "./helpers.ts";
+import { cli, nodeBin, repoRoot, toyEnv } from "./helpers.ts";
 
 // What makes a run's answers trustworthy, with the scripted toy study (pipeline/test/fixtures/fake-bench):
 // claim-driven sequential repetitions (stop when decided, stop at the budget), the noise guard (a CPU
 // burner outside the cell's process tree gets the cell flagged and re-run), and --resume after SIGKILL.
 
+import { type Manifest, manifestOf, profile } from "./runner-fixtures.ts";
 
-function profile(name: string, workloads: string[], reps: number, sequential?: { max_repetitions: number; budget_s: number }): string {
-  const file = path.join(tempDir(), `${name}.json`);
-  writeFileSync(file, JSON.stringify({
-    name, description: `runner test: ${name}`, repetitions: reps,
-    studies: { toy: { systems: ["fakedb", "fakedb2"], workloads, concurrency: [2], variants: ["warm"], cell_timeout_s: 20, env: {}, ...(sequential ? { sequential } : {}) } },
-  }));
-  return file;
-}
-
-type Manifest = { status: string; cells: Array<{ id: string; status: string; repetition: number; reason: string; noise?: { disturbed: boolean; attempts?: number; reason: string } }>; sequential?: Record<string, { stopped: string; repetitions_added: number; looks: number; alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number }; claims: Array<{ id: string; verdict: string; n: number; lo: number | null }> }>; noise_guard?: { flagged: number; reruns: number; noisy: number }; resumed?: unknown[] };
-const manifestOf = (data: string, id: string): Manifest => JSON.parse(readFileSync(path.join(data, "runs", id, "manifest.json"), "utf8"));
-
-test("sequential: a claim decided after the base repetitions adds none and says why it stopped", { timeout: 180_000 }, () => {
+test("sequential: a claim decided after the base repetitions adds none and says why it stopped", {
+  timeout: 180_000,
+}, () => {
   const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1300", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.02" });
-  const r = cli(["run", "--profile", profile("seq-clear", ["measured"], 5, { max_repetitions: 9, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-clear"], env);
+  const r = cli(
+    [
+      "run",
+      "--profile",
+      profile("seq-clear", ["measured"], 5, { max_repetitions: 9, budget_s: 600 }),
+      "--run-id",
+      "20260101T000000Z-seq-clear",
+    ],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const m = manifestOf(data, "20260101T000000Z-seq-clear");
   const seq = m.sequential!.toy;
   assert.equal(seq.repetitions_added, 0);
   assert.equal(seq.looks, 2, "two looks: after the base repetitions and after the added ones");
   assert.deepEqual([seq.alpha_spending!.base, seq.alpha_spending!.max], [5, 9]);
-  assert.ok(Math.abs(seq.alpha_spending!.alpha1 + seq.alpha_spending!.alpha2 - 0.05) < 1e-12, "the two looks spend 5 % in all");
+  assert.ok(
+    Math.abs(seq.alpha_spending!.alpha1 + seq.alpha_spending!.alpha2 - 0.05) < 1e-12,
+    "the two looks spend 5 % in all",
+  );
   assert.match(seq.stopped, /every measurable claim is decided/);
   assert.equal(seq.claims[0].verdict, "reproduces");
   assert.equal(seq.claims[0].n, 5);
 });
 
-test("sequential: a claim undecided at look 1 gets more paired repetitions of just its cells and is decided at look 2", { timeout: 300_000 }, () => {
+test("sequential: a claim undecided at look 1 gets more paired repetitions of just its cells and is decided at look 2", {
+  timeout: 300_000,
+}, () => {
   // 6 % apart with ±8 % wobble (the toy's values are a fixed function of system and repetition): five
   // repetitions at look 1's level cannot tell (0.995×–1.18×), ten at look 2's can (1.015×–1.11×)
   const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.08" });
-  const r = cli(["run", "--profile", profile("seq-more", ["measured", "good"], 5, { max_repetitions: 10, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-more"], env);
+  const r = cli(
+    [
+      "run",
+      "--profile",
+      profile("seq-more", ["measured", "good"], 5, { max_repetitions: 10, budget_s: 600 }),
+      "--run-id",
+      "20260101T000000Z-seq-more",
+    ],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const m = manifestOf(data, "20260101T000000Z-seq-more");
   const seq = m.sequential!.toy;
   assert.ok(seq.repetitions_added > 0, `repetitions were added (${seq.stopped})`);
   const extra = m.cells.filter((c) => c.repetition > 5);
-  assert.ok(extra.length > 0 && extra.every((c) => c.id.startsWith("toy.measured.")), "only the claim's cells are repeated, never the unrelated 'good' workload");
-  for (let rep = 6; rep <= 5 + seq.repetitions_added; rep++) assert.equal(extra.filter((c) => c.repetition === rep).length, 2, `repetition ${rep} pairs both sides`);
+  assert.ok(
+    extra.length > 0 && extra.every((c) => c.id.startsWith("toy.measured.")),
+    "only the claim's cells are repeated, never the unrelated 'good' workload",
+  );
+  for (let rep = 6; rep <= 5 + seq.repetitions_added; rep++)
+    assert.equal(extra.filter((c) => c.repetition === rep).length, 2, `repetition ${rep} pairs both sides`);
   assert.equal(seq.repetitions_added, 5, "no decision is taken between the looks: the block runs to the maximum");
   assert.equal(seq.claims[0].verdict, "reproduces", `decided at look 2: ${seq.stopped}`);
   assert.equal(seq.claims[0].n, 10);
-  assert.match(seq.stopped, /reached the maximum of 10 repetitions; look 2 judged the 1 claim\(s\) undecided at look 1/);
+  assert.match(
+    seq.stopped,
+    /reached the maximum of 10 repetitions; look 2 judged the 1 claim\(s\) undecided at look 1/,
+  );
   // `samebox report` judges the claim from this run as the site does: look 2, ten paired repetitions
   const rep = cli(["report", path.join(data, "runs", "20260101T000000Z-seq-more")], env);
   assert.equal(rep.code, 0, rep.stderr);
-  assert.match(rep.stdout, /\| fakedb-over-fakedb2 \| ordering \| 1\.25× \| 1\.06× \| 1\.0\d×–1\.1\d× \| reproduces \| 10 \(2\) \|/);
+  assert.match(
+    rep.stdout,
+    /\| fakedb-over-fakedb2 \| ordering \| 1\.25× \| 1\.06× \| 1\.0\d×–1\.1\d× \| reproduces \| 10 \(2\) \|/,
+  );
   assert.match(rep.stdout, /Verdicts: 1 reproduces, 0 does not reproduce, 0 tie, 0 undecided, 0 not measured/);
   const bad = cli(["report", path.join(data, "runs", "no-such-run")], env);
   assert.equal(bad.code, 2);
@@ -67,7 +91,16 @@ test("sequential: a claim undecided at look 1 gets more paired repetitions of ju
 test("sequential: the study's budget ends the loop with the claim still undecided", { timeout: 180_000 }, () => {
   // the look-2-decidable case of the test above, with a budget too small for one more repetition
   const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.08" });
-  const r = cli(["run", "--profile", profile("seq-budget", ["measured"], 5, { max_repetitions: 10, budget_s: 1 }), "--run-id", "20260101T000000Z-seq-budget"], env);
+  const r = cli(
+    [
+      "run",
+      "--profile",
+      profile("seq-budget", ["measured"], 5, { max_repetitions: 10, budget_s: 1 }),
+      "--run-id",
+      "20260101T000000Z-seq-budget",
+    ],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const seq = manifestOf(data, "20260101T000000Z-seq-budget").sequential!.toy;
   assert.equal(seq.repetitions_added, 0);
@@ -75,118 +108,153 @@ test("sequential: the study's budget ends the loop with the claim still undecide
   assert.equal(seq.claims[0].verdict, "undecided");
 });
 
-test("sequential: a claim whose ratio sits on a bound gets no repetitions (look 2 could not decide it within the maximum)", { timeout: 180_000 }, () => {
+test("sequential: a claim whose ratio sits on a bound gets no repetitions (look 2 could not decide it within the maximum)", {
+  timeout: 180_000,
+}, () => {
   // equal throughputs with ±40 % wobble: look 1 sees 1.12× with a log-ratio spread of 0.27, so ten
   // repetitions at look 2's level would still have a half-width (~0.25) above the 0.12 that decides
   const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1000", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.4" });
-  const r = cli(["run", "--profile", profile("seq-hopeless", ["measured"], 5, { max_repetitions: 10, budget_s: 600 }), "--run-id", "20260101T000000Z-seq-hopeless"], env);
+  const r = cli(
+    [
+      "run",
+      "--profile",
+      profile("seq-hopeless", ["measured"], 5, { max_repetitions: 10, budget_s: 600 }),
+      "--run-id",
+      "20260101T000000Z-seq-hopeless",
+    ],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const seq = manifestOf(data, "20260101T000000Z-seq-hopeless").sequential!.toy;
   assert.equal(seq.repetitions_added, 0);
-  assert.match(seq.stopped, /no repetitions added; 1 claim\(s\) undecided at look 1 that 10 repetitions could not decide at look 2's level/);
+  assert.match(
+    seq.stopped,
+    /no repetitions added; 1 claim\(s\) undecided at look 1 that 10 repetitions could not decide at look 2's level/,
+  );
   assert.equal(seq.claims[0].verdict, "undecided");
 });
 
-test("noise guard: a CPU burner beside a cell gets it flagged and re-run; the disturbed attempt is kept aside", { timeout: 180_000 }, () => {
-  const { data, env } = toyEnv({ TOY_BURN_ATTEMPTS: "1" });
-  const id = "20260101T000000Z-noise-rerun";
-  const r = cli(["run", "--profile", profile("noise", ["burn"], 1), "--systems", "fakedb", "--run-id", id, "--noise-guard", "strict", "--allow-busy"], env);
-  assert.equal(r.code, 0, r.stderr);
-  const m = manifestOf(data, id);
-  const cell = m.cells[0];
-  // The second attempt runs without the burner; whether it is clean depends on what else this machine
-  // runs (a busy CI box may disturb it too), so its status is ok, or noisy after all 3 attempts.
-  assert.ok(cell.status === "ok" || cell.status === "noisy", cell.reason);
-  assert.ok((cell.noise?.attempts ?? 0) >= 2, "the disturbed first attempt was re-run");
-  assert.ok(m.noise_guard!.flagged >= 1 && m.noise_guard!.reruns >= 1);
-  const first = path.join(data, "runs", id, "cells", `${cell.id}.noisy-1`);
-  assert.ok(existsSync(first), "the disturbed attempt's folder is kept aside");
-  assert.match(readFileSync(path.join(first, "stdout.txt"), "utf8"), /SQL statistics/, "with its output");
-  const noise = JSON.parse(readFileSync(path.join(first, "noise.json"), "utf8"));
-  assert.equal(noise.disturbed, true);
-  assert.match(noise.reason, /outside the cell .*\bsh\[\d+\]/, "the reason names the burner");
-});
-
-test("noise guard: a cell disturbed in every attempt is marked noisy, kept with its records and the reason", { timeout: 180_000 }, () => {
-  const { data, env } = toyEnv({ TOY_BURN_ATTEMPTS: "9" });
-  const id = "20260101T000000Z-noise-noisy";
-  const r = cli(["run", "--profile", profile("noisy", ["burn"], 1), "--systems", "fakedb", "--run-id", id, "--noise-guard", "strict", "--allow-busy"], env);
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /1 noisy/);
-  const m = manifestOf(data, id);
-  assert.equal(m.cells[0].status, "noisy");
-  assert.match(m.cells[0].reason, /^noisy: .*outside.* in all 3 attempts/);
-  assert.equal(m.noise_guard!.noisy, 1);
-  assert.ok(readFileSync(path.join(data, "runs", id, "records.csv"), "utf8").includes(",tps,"), "a noisy cell's records are kept in data/");
-  const v = cli(["validate", path.join(data, "runs", id)], env);
-  assert.equal(v.code, 0, v.stderr);
-});
-
-test("noise guard: a daemon declared part of the system under test (inside_pidfile) is not counted as outside work", { timeout: 120_000 }, () => {
-  const { data, env } = toyEnv();
-  const id = "20260101T000000Z-noise-inside";
-  const r = cli(["run", "--profile", profile("inside", ["burninside"], 1), "--systems", "fakedb", "--run-id", id, "--noise-guard", "warn"], env);
-  assert.equal(r.code, 0, r.stderr);
-  const cell = manifestOf(data, id).cells[0] as Manifest["cells"][number] & { noise: { top_outside: string[] } };
-  assert.equal(cell.status, "ok");
-  const burner = Number(readFileSync(path.join(env.SAMEBOX_STATE, "inside.pid"), "utf8"));
-  assert.ok(!cell.noise.top_outside.some((t) => t.includes(`[${burner}]`)), `the declared daemon ${burner} is inside: ${cell.noise.top_outside.join(", ")}`);
-});
-
-test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume ends with every planned cell done once", { timeout: 240_000 }, async () => {
+test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume ends with every planned cell done once", {
+  timeout: 240_000,
+}, async () => {
   const { data, env } = toyEnv();
   const id = "20260101T000000Z-resume";
   const file = profile("resume", ["nap"], 3);
-  const child = spawn(nodeBin, ["--disable-warning=ExperimentalWarning", path.join(repoRoot, "pipeline", "cli.ts"), "run", "--profile", file, "--run-id", id], {
-    env: { ...process.env, CI: "1", ...env }, stdio: "ignore", detached: true,
-  });
+  const child = spawn(
+    nodeBin,
+    [
+      "--disable-warning=ExperimentalWarning",
+      path.join(repoRoot, "pipeline", "cli.ts"),
+      "run",
+      "--profile",
+      file,
+      "--run-id",
+      id,
+    ],
+    {
+      env: { ...process.env, CI: "1", ...env },
+      stdio: "ignore",
+      detached: true,
+    },
+  );
   const mfile = path.join(data, "runs", id, "manifest.json");
-  const okCells = () => (existsSync(mfile) ? (JSON.parse(readFileSync(mfile, "utf8")) as Manifest).cells.filter((c) => c.status === "ok").length : 0);
+  const okCells = () =>
+    existsSync(mfile)
+      ? (JSON.parse(readFileSync(mfile, "utf8")) as Manifest).cells.filter((c) => c.status === "ok").length
+      : 0;
   for (let i = 0; i < 600 && okCells() < 2; i++) await new Promise((res) => setTimeout(res, 100));
   assert.ok(okCells() >= 2, "two cells finished before the kill");
   process.kill(-child.pid!, "SIGKILL");
   await new Promise((res) => child.once("exit", res));
   const before = manifestOf(data, id);
   assert.equal(before.status, "running");
-  assert.ok(before.cells.some((c) => c.reason === "not run"), "killed mid-run: cells left");
+  assert.ok(
+    before.cells.some((c) => c.reason === "not run"),
+    "killed mid-run: cells left",
+  );
   const v = cli(["validate", path.join(data, "runs", id)], env);
   assert.equal(v.code, 2);
-  assert.match(v.stderr, /is no longer running: the run was interrupted; continue it with: samebox run --resume 20260101T000000Z-resume/);
+  assert.match(
+    v.stderr,
+    /is no longer running: the run was interrupted; continue it with: samebox run --resume 20260101T000000Z-resume/,
+  );
 
   const r = cli(["run", "--resume", id], env);
   assert.equal(r.code, 0, r.stderr);
   const m = manifestOf(data, id);
   assert.equal(m.status, "complete");
   assert.equal(m.cells.length, 6);
-  assert.deepEqual(m.cells.map((c) => c.status), Array(6).fill("ok"));
+  assert.deepEqual(
+    m.cells.map((c) => c.status),
+    Array(6).fill("ok"),
+  );
   assert.equal(m.resumed?.length, 1);
-  const recs = readFileSync(path.join(data, "runs", id, "records.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const tps = recs.filter((x) => x.metric === "tps").map((x) => `${x.system} r${x.repetition}`).sort();
-  assert.deepEqual(tps, ["fakedb r1", "fakedb r2", "fakedb r3", "fakedb2 r1", "fakedb2 r2", "fakedb2 r3"], "one tps record per planned cell: none lost, none doubled");
+  const recs = readFileSync(path.join(data, "runs", id, "records.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  const tps = recs
+    .filter((x) => x.metric === "tps")
+    .map((x) => `${x.system} r${x.repetition}`)
+    .sort();
+  assert.deepEqual(
+    tps,
+    ["fakedb r1", "fakedb r2", "fakedb r3", "fakedb2 r1", "fakedb2 r2", "fakedb2 r3"],
+    "one tps record per planned cell: none lost, none doubled",
+  );
   assert.equal(cli(["validate", path.join(data, "runs", id)], env).code, 0);
   const again = cli(["run", "--resume", id], env);
   assert.equal(again.code, 2);
   assert.match(again.stderr, /is complete; nothing to resume/);
 });
 
-test("one run at a time per state folder: a second run beside a live one is refused; a dead runner's lock is taken over", { timeout: 180_000 }, async () => {
+test("one run at a time per state folder: a second run beside a live one is refused; a dead runner's lock is taken over", {
+  timeout: 180_000,
+}, async () => {
   const { data, env } = toyEnv();
   const lock = path.join(env.SAMEBOX_STATE, "runner.lock");
-  const child = spawn(nodeBin, ["--disable-warning=ExperimentalWarning", path.join(repoRoot, "pipeline", "cli.ts"), "run", "--profile", profile("lock", ["nap"], 3), "--run-id", "20260101T000000Z-lock-first"], {
-    env: { ...process.env, CI: "1", ...env }, stdio: "ignore", detached: true,
-  });
+  const child = spawn(
+    nodeBin,
+    [
+      "--disable-warning=ExperimentalWarning",
+      path.join(repoRoot, "pipeline", "cli.ts"),
+      "run",
+      "--profile",
+      profile("lock", ["nap"], 3),
+      "--run-id",
+      "20260101T000000Z-lock-first",
+    ],
+    {
+      env: { ...process.env, CI: "1", ...env },
+      stdio: "ignore",
+      detached: true,
+    },
+  );
   const ended = new Promise((res) => child.once("exit", res));
   const mfile = path.join(data, "runs", "20260101T000000Z-lock-first", "manifest.json");
   for (let i = 0; i < 600 && !existsSync(mfile); i++) await new Promise((res) => setTimeout(res, 100));
   assert.ok(existsSync(lock), "the live run holds the lock");
-  const second = cli(["run", "--profile", profile("lock2", ["nap"], 1), "--run-id", "20260101T000000Z-lock-second"], env);
+  const second = cli(
+    ["run", "--profile", profile("lock2", ["nap"], 1), "--run-id", "20260101T000000Z-lock-second"],
+    env,
+  );
   assert.equal(second.code, 2);
-  assert.match(second.stderr, /another samebox run \(20260101T000000Z-lock-first, pid \d+, since .*\) is using SAMEBOX_STATE=.*give this run its own SAMEBOX_STATE/);
+  assert.match(
+    second.stderr,
+    /another samebox run \(20260101T000000Z-lock-first, pid \d+, since .*\) is using SAMEBOX_STATE=.*give this run its own SAMEBOX_STATE/,
+  );
   assert.ok(!existsSync(path.join(data, "runs", "20260101T000000Z-lock-second")), "the refused run wrote nothing");
   await ended;
   assert.ok(!existsSync(lock), "the lock is released when the run ends");
   // a lock left by a runner that died (a pid that is not running) does not block the next run
-  writeFileSync(lock, JSON.stringify({ run_id: "20260101T000000Z-dead", started_at: "2026-01-01T00:00:00Z", runner: { pid: 2 ** 22 + 1, host: (await import("node:os")).hostname(), boot_id: "" } }));
+  writeFileSync(
+    lock,
+    JSON.stringify({
+      run_id: "20260101T000000Z-dead",
+      started_at: "2026-01-01T00:00:00Z",
+      runner: { pid: 2 ** 22 + 1, host: (await import("node:os")).hostname(), boot_id: "" },
+    }),
+  );
   const third = cli(["run", "--profile", profile("lock3", ["nap"], 1), "--run-id", "20260101T000000Z-lock-third"], env);
   assert.equal(third.code, 0, third.stderr);
   assert.ok(!existsSync(lock));

@@ -3,27 +3,23 @@
 // pairing (a tool's several values per repetition count once, the highest common concurrency).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { claimRegion, claimSides, judgeClaim, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, pairedRepetitions, pairedSamples, pocockSpent, twoLookPlan, type PairedSample } from "../lib/verdicts.ts";
+import {
+  claimRegion,
+  claimSides,
+  judgeClaim,
+  judgeSequentialClaim,
+  lookTwoCouldDecide,
+  lookTwoLevel,
+  pairedSamples,
+  pocockSpent,
+  twoLookPlan,
+  type PairedSample,
+} from "../lib/verdicts.ts";
 import { chooseRun, countedRecords, scaleShortfall, studyEnvOf } from "../lib/claim-run.ts";
 import { tQuantile } from "../lib/stats.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
 
-const claim = (over: Partial<Claim> = {}): Claim => ({
-  id: "x", claim: "a beats b", workload: "w", metric: "tps", better: "higher", a: { system: "a" }, b: { system: "b" },
-  published: { a: 2, b: 1 }, kind: "ordering", ...over,
-}) as Claim;
-
-function rec(system: string, repetition: number, value: number, over: Partial<ResultRecord> = {}): ResultRecord {
-  return {
-    run_id: "r1", source: "measured", study: "s", workload: "w", system, system_version: "1", variant: "", concurrency: 4, repetition,
-    metric: "tps", value, unit: "tx/s", t: null, profile: "quick", machine: "m", commit: "c", ...over,
-  } as ResultRecord;
-}
-
-/** n paired repetitions with ratio a/b = ratio · (1 + noise_r), noise alternating ±jitter. */
-function pairs(n: number, ratio: number, jitter: number): PairedSample[] {
-  return Array.from({ length: n }, (_, i) => ({ repetition: i + 1, a: 100 * ratio * (1 + (i % 2 ? jitter : -jitter)), b: 100 }));
-}
+import { claim, pairs, rec } from "./verdict-fixtures.ts";
 
 test("a clear win reproduces, with a geometric-mean ratio and a positive interval around it", () => {
   const j = judgeClaim(claim(), pairs(6, 1.5, 0.02));
@@ -31,7 +27,10 @@ test("a clear win reproduces, with a geometric-mean ratio and a positive interva
   assert.equal(j.n, 6);
   assert.ok(Math.abs(j.ratio! / 1.5 - 1) < 0.01);
   assert.ok(j.lo! > 1 && j.hi! > j.ratio! && j.lo! < j.ratio!);
-  assert.ok(Math.abs(j.hi! / j.ratio! - 1 - j.relHalfWidth!) < 1e-12 && Math.abs(j.ratio! / j.lo! - 1 - j.relHalfWidth!) < 1e-12);
+  assert.ok(
+    Math.abs(j.hi! / j.ratio! - 1 - j.relHalfWidth!) < 1e-12 &&
+      Math.abs(j.ratio! / j.lo! - 1 - j.relHalfWidth!) < 1e-12,
+  );
   assert.match(j.why, /where the claim holds/);
 });
 
@@ -49,7 +48,10 @@ test("a tie: the whole interval within 5 % of 1, and it takes precedence over a 
   assert.equal(j.verdict, "tie", j.why);
   assert.equal(judgeClaim(claim(), pairs(8, 0.99, 0.002)).verdict, "tie");
   // ties are for orderings only: a threshold at 1 is simply met
-  assert.equal(judgeClaim(claim({ kind: "threshold", threshold: { min: 1 } }), pairs(8, 1.01, 0.002)).verdict, "reproduces");
+  assert.equal(
+    judgeClaim(claim({ kind: "threshold", threshold: { min: 1 } }), pairs(8, 1.01, 0.002)).verdict,
+    "reproduces",
+  );
   // a wider margin makes a larger lead a tie
   assert.equal(judgeClaim(claim(), pairs(8, 1.08, 0.002)).verdict, "reproduces");
   assert.equal(judgeClaim(claim(), pairs(8, 1.08, 0.002), { tieMargin: 0.1 }).verdict, "tie");
@@ -91,20 +93,28 @@ test("a size outside its tolerance does not reproduce; inside it reproduces; a t
   // Rust needs less than half of Go's memory: Go ÷ Rust ≥ 2 (lower is better, a = rust)
   const thr = claim({ kind: "threshold", threshold: { min: 2 }, better: "lower", metric: "server_rss_avg" });
   assert.equal(judgeClaim(thr, pairs(5, 1 / 2.4, 0.02)).verdict, "reproduces");
-  assert.equal(judgeClaim(thr, pairs(5, 1 / 1.37, 0.02)).verdict, "does not reproduce", "1.37× is a win but not a factor 2");
+  assert.equal(
+    judgeClaim(thr, pairs(5, 1 / 1.37, 0.02)).verdict,
+    "does not reproduce",
+    "1.37× is a win but not a factor 2",
+  );
   const thrMax = claim({ kind: "threshold", threshold: { max: 0.5 } });
   assert.equal(judgeClaim(thrMax, pairs(5, 0.3, 0.02)).verdict, "reproduces");
   assert.equal(judgeClaim(thrMax, pairs(5, 0.7, 0.02)).verdict, "does not reproduce");
 });
 
 test("lo > 0 always, even when one side is near 0 in one repetition", () => {
-  const s: PairedSample[] = [{ repetition: 1, a: 1e-6, b: 100 }, ...pairs(5, 2, 0.1).map((p) => ({ ...p, repetition: p.repetition + 1 }))];
+  const s: PairedSample[] = [
+    { repetition: 1, a: 1e-6, b: 100 },
+    ...pairs(5, 2, 0.1).map((p) => ({ ...p, repetition: p.repetition + 1 })),
+  ];
   const j = judgeClaim(claim(), s);
   assert.ok(j.lo! > 0 && Number.isFinite(j.hi!), `${j.lo}–${j.hi}`);
-  for (const k of [2, 5, 8, 20]) for (const r of [0.01, 1, 100]) {
-    const jj = judgeClaim(claim(), pairs(k, r, 0.5), { minRepetitions: 2 });
-    assert.ok(jj.lo! > 0 && jj.lo! < jj.hi!, `${k} ${r}`);
-  }
+  for (const k of [2, 5, 8, 20])
+    for (const r of [0.01, 1, 100]) {
+      const jj = judgeClaim(claim(), pairs(k, r, 0.5), { minRepetitions: 2 });
+      assert.ok(jj.lo! > 0 && jj.lo! < jj.hi!, `${k} ${r}`);
+    }
 });
 
 test("a missing side is not measured", () => {
@@ -130,20 +140,43 @@ test("alpha-spending: more looks widen each look's interval (Bonferroni, alpha /
 
 test("pairedSamples pairs by repetition; a repetition's several values count as their median; the highest common concurrency", () => {
   const rs = [
-    rec("a", 1, 10), rec("a", 1, 14), rec("a", 2, 12), rec("a", 3, 9),
+    rec("a", 1, 10),
+    rec("a", 1, 14),
+    rec("a", 2, 12),
+    rec("a", 3, 9),
     // one slow run among three: the median (11), not the mean (27)
-    rec("a", 4, 10), rec("a", 4, 60), rec("a", 4, 11), rec("b", 4, 5),
-    rec("b", 1, 6), rec("b", 2, 6), rec("b", 2, 8),
+    rec("a", 4, 10),
+    rec("a", 4, 60),
+    rec("a", 4, 11),
+    rec("b", 4, 5),
+    rec("b", 1, 6),
+    rec("b", 2, 6),
+    rec("b", 2, 8),
     // concurrency 8 only on a: not comparable; concurrency 1 on both but lower than 4
-    rec("a", 1, 99, { concurrency: 8 }), rec("a", 1, 1, { concurrency: 1 }), rec("b", 1, 1, { concurrency: 1 }),
+    rec("a", 1, 99, { concurrency: 8 }),
+    rec("a", 1, 1, { concurrency: 1 }),
+    rec("b", 1, 1, { concurrency: 1 }),
     // another metric, another workload, a series record: ignored
-    rec("a", 1, 1000, { metric: "qps" }), rec("b", 1, 1000, { workload: "v" }), rec("a", 2, 5000, { t: 3 } as Partial<ResultRecord>),
+    rec("a", 1, 1000, { metric: "qps" }),
+    rec("b", 1, 1000, { workload: "v" }),
+    rec("a", 2, 5000, { t: 3 } as Partial<ResultRecord>),
   ];
-  assert.deepEqual(pairedSamples(rs, claim()), [{ repetition: 1, a: 12, b: 6 }, { repetition: 2, a: 12, b: 7 }, { repetition: 4, a: 11, b: 5 }]);
+  assert.deepEqual(pairedSamples(rs, claim()), [
+    { repetition: 1, a: 12, b: 6 },
+    { repetition: 2, a: 12, b: 7 },
+    { repetition: 4, a: 11, b: 5 },
+  ]);
   // a pinned concurrency is honoured
-  assert.deepEqual(pairedSamples(rs, claim({ a: { system: "a", concurrency: 1 }, b: { system: "b", concurrency: 1 } })), [{ repetition: 1, a: 1, b: 1 }]);
+  assert.deepEqual(
+    pairedSamples(rs, claim({ a: { system: "a", concurrency: 1 }, b: { system: "b", concurrency: 1 } })),
+    [{ repetition: 1, a: 1, b: 1 }],
+  );
   // variants: the first by name, unless pinned
-  const vs = [rec("a", 1, 5, { variant: "hot" }), rec("a", 1, 7, { variant: "cold" }), rec("b", 1, 1, { variant: "hot" })];
+  const vs = [
+    rec("a", 1, 5, { variant: "hot" }),
+    rec("a", 1, 7, { variant: "cold" }),
+    rec("b", 1, 1, { variant: "hot" }),
+  ];
   assert.deepEqual(pairedSamples(vs, claim()), [{ repetition: 1, a: 7, b: 1 }]);
   assert.deepEqual(pairedSamples(vs, claim({ a: { system: "a", variant: "hot" } })), [{ repetition: 1, a: 5, b: 1 }]);
 });
@@ -151,49 +184,91 @@ test("pairedSamples pairs by repetition; a repetition's several values count as 
 test('workload "*": per repetition, the mean over the workloads both sides measured, never pooled across repetitions', () => {
   const c = claim({ workload: "*", metric: "mem_idle", better: "lower" });
   const rs = [
-    rec("a", 1, 100, { workload: "w1", metric: "mem_idle" }), rec("a", 1, 200, { workload: "w2", metric: "mem_idle" }), rec("a", 1, 900, { workload: "w3", metric: "mem_idle" }),
-    rec("b", 1, 300, { workload: "w1", metric: "mem_idle" }), rec("b", 1, 500, { workload: "w2", metric: "mem_idle" }),
-    rec("a", 2, 110, { workload: "w1", metric: "mem_idle" }), rec("b", 2, 330, { workload: "w1", metric: "mem_idle" }),
+    rec("a", 1, 100, { workload: "w1", metric: "mem_idle" }),
+    rec("a", 1, 200, { workload: "w2", metric: "mem_idle" }),
+    rec("a", 1, 900, { workload: "w3", metric: "mem_idle" }),
+    rec("b", 1, 300, { workload: "w1", metric: "mem_idle" }),
+    rec("b", 1, 500, { workload: "w2", metric: "mem_idle" }),
+    rec("a", 2, 110, { workload: "w1", metric: "mem_idle" }),
+    rec("b", 2, 330, { workload: "w1", metric: "mem_idle" }),
     rec("a", 3, 50, { workload: "w1", metric: "mem_idle" }),
   ];
   // rep 1: w3 only on a is left out; rep 3 has no b
-  assert.deepEqual(pairedSamples(rs, c), [{ repetition: 1, a: 150, b: 400 }, { repetition: 2, a: 110, b: 330 }]);
+  assert.deepEqual(pairedSamples(rs, c), [
+    { repetition: 1, a: 150, b: 400 },
+    { repetition: 2, a: 110, b: 330 },
+  ]);
   assert.deepEqual(claimSides(c).a, { workload: "*", system: "a", metric: "mem_idle" });
 });
 
-const cell = (system: string, repetition: number, status: string, over: Record<string, unknown> = {}) =>
-  ({ study: "s", workload: "w", system, variant: "", concurrency: 4, repetition, status, ...over });
-const manifest = (run_id: string, cells: ReturnType<typeof cell>[], profile = "quick", status = "complete") => ({ run_id, profile, status, cells });
+const cell = (system: string, repetition: number, status: string, over: Record<string, unknown> = {}) => ({
+  study: "s",
+  workload: "w",
+  system,
+  variant: "",
+  concurrency: 4,
+  repetition,
+  status,
+  ...over,
+});
+const manifest = (run_id: string, cells: ReturnType<typeof cell>[], profile = "quick", status = "complete") => ({
+  run_id,
+  profile,
+  status,
+  cells,
+});
 
 test("a noisy cell is excluded: only records of manifest cells with status ok count", () => {
   const rs = [1, 2, 3, 4, 5].flatMap((rep) => [rec("a", rep, 200), rec("b", rep, rep === 3 ? 20 : 100)]);
   // repetition 3 of b was flagged noisy by the runner (and a failed cell's stray records never count either)
-  const m = manifest("r1", [1, 2, 3, 4, 5].flatMap((rep) => [cell("a", rep, "ok"), cell("b", rep, rep === 3 ? "noisy" : "ok")]));
+  const m = manifest(
+    "r1",
+    [1, 2, 3, 4, 5].flatMap((rep) => [cell("a", rep, "ok"), cell("b", rep, rep === 3 ? "noisy" : "ok")]),
+  );
   const counted = countedRecords(rs, [m]);
   assert.equal(counted.length, 9);
   assert.ok(!counted.some((r) => r.system === "b" && r.repetition === 3));
-  assert.deepEqual(pairedSamples(counted, claim()).map((p) => p.repetition), [1, 2, 4, 5]);
+  assert.deepEqual(
+    pairedSamples(counted, claim()).map((p) => p.repetition),
+    [1, 2, 4, 5],
+  );
   // a record whose cell is not in the manifest at all does not count; nor a published figure
-  assert.equal(countedRecords([rec("a", 9, 1), rec("a", 1, 1, { source: "published" } as Partial<ResultRecord>)], [m]).length, 0);
+  assert.equal(
+    countedRecords([rec("a", 9, 1), rec("a", 1, 1, { source: "published" } as Partial<ResultRecord>)], [m]).length,
+    0,
+  );
 });
 
 test("chooseRun: the newest run with 5 paired repetitions; never a one-sided run; never pooled", () => {
-  const reps = (run: string, n: number, sides = ["a", "b"]) => Array.from({ length: n }, (_, i) => sides.map((s) => rec(s, i + 1, s === "a" ? 150 : 100, { run_id: run }))).flat();
-  const cellsOf = (n: number, sides = ["a", "b"]) => Array.from({ length: n }, (_, i) => sides.map((s) => cell(s, i + 1, "ok"))).flat();
+  const reps = (run: string, n: number, sides = ["a", "b"]) =>
+    Array.from({ length: n }, (_, i) => sides.map((s) => rec(s, i + 1, s === "a" ? 150 : 100, { run_id: run }))).flat();
+  const cellsOf = (n: number, sides = ["a", "b"]) =>
+    Array.from({ length: n }, (_, i) => sides.map((s) => cell(s, i + 1, "ok"))).flat();
   const runs = [
     manifest("r4-one-sided", cellsOf(5, ["a"])),
     manifest("r3-three", cellsOf(3)),
     manifest("r2-five", cellsOf(5)),
     manifest("r1-five-older", cellsOf(5)),
   ];
-  const records = countedRecords([...reps("r4-one-sided", 5, ["a"]), ...reps("r3-three", 3), ...reps("r2-five", 5), ...reps("r1-five-older", 5)], runs);
+  const records = countedRecords(
+    [...reps("r4-one-sided", 5, ["a"]), ...reps("r3-three", 3), ...reps("r2-five", 5), ...reps("r1-five-older", 5)],
+    runs,
+  );
   const c = chooseRun(claim(), runs, records)!;
   assert.equal(c.run.run_id, "r2-five");
   assert.equal(c.samples.length, 5, "one run's repetitions, not pooled with r1's or r3's");
   assert.equal(c.measuredRuns, 3, "the one-sided run did not measure the claim");
   // without a run of 5: the one with the most paired repetitions (a newer one-repetition catalogue or ci run does not hide it)
-  const few = [manifest("r6-ci", cellsOf(1), "ci"), manifest("r5-catalogue", cellsOf(1), "catalogue"), manifest("r3-three", cellsOf(3)), manifest("r2-three-older", cellsOf(3))];
-  const fr = countedRecords([...reps("r6-ci", 1), ...reps("r5-catalogue", 1), ...reps("r3-three", 3), ...reps("r2-three-older", 3)], few);
+  const few = [
+    manifest("r6-ci", cellsOf(1), "ci"),
+    manifest("r5-catalogue", cellsOf(1), "catalogue"),
+    manifest("r3-three", cellsOf(3)),
+    manifest("r2-three-older", cellsOf(3)),
+  ];
+  const fr = countedRecords(
+    [...reps("r6-ci", 1), ...reps("r5-catalogue", 1), ...reps("r3-three", 3), ...reps("r2-three-older", 3)],
+    few,
+  );
   assert.equal(chooseRun(claim(), few, fr)!.run.run_id, "r3-three");
   // equal repetitions: the newest, a ci smoke run last
   assert.equal(chooseRun(claim(), few.slice(0, 2), fr)!.run.run_id, "r5-catalogue");
@@ -216,8 +291,12 @@ test("every committed claim: the seed's own figures lie where the claim holds (k
       const p = c.published;
       const r = p.ratio ?? (c.better === "higher" ? p.a! / p.b! : p.b! / p.a!);
       const { lo, hi } = claimRegion(c);
-      assert.ok(r >= lo && r <= hi, `${st}/${c.id}: the seed's ratio ${r} is outside its own claim's region ${lo}–${hi}`);
-      if (c.kind === "size") assert.ok(c.size!.ratio / (1 + c.size!.tolerance) > 1, `${st}/${c.id}: a size claim's band must exclude a tie`);
+      assert.ok(
+        r >= lo && r <= hi,
+        `${st}/${c.id}: the seed's ratio ${r} is outside its own claim's region ${lo}–${hi}`,
+      );
+      if (c.kind === "size")
+        assert.ok(c.size!.ratio / (1 + c.size!.tolerance) > 1, `${st}/${c.id}: a size claim's band must exclude a tie`);
       n++;
     }
   }
@@ -256,10 +335,16 @@ test("two-look judgement: decided at look 1 stays decided; undecided at look 1 i
   // look 2's level is the exact boundary's nominal level for 5 of 10 repetitions, above alpha2 (union bound)
   const level2 = lookTwoLevel(plan, 5, 10);
   assert.ok(level2 > plan.alpha2 && level2 < 0.05, String(level2));
-  assert.deepEqual([j2.lo, j2.hi], [judgeClaim(claim(), slow, { level: level2 }).lo, judgeClaim(claim(), slow, { level: level2 }).hi]);
+  assert.deepEqual(
+    [j2.lo, j2.hi],
+    [judgeClaim(claim(), slow, { level: level2 }).lo, judgeClaim(claim(), slow, { level: level2 }).hi],
+  );
   // a run recorded before the exact boundary (no `exact`) is judged at alpha2, as its runner judged it
   const old = judgeSequentialClaim(claim(), slow, { ...plan, exact: undefined });
-  assert.deepEqual([old.lo, old.hi], [judgeClaim(claim(), slow, { level: plan.alpha2 }).lo, judgeClaim(claim(), slow, { level: plan.alpha2 }).hi]);
+  assert.deepEqual(
+    [old.lo, old.hi],
+    [judgeClaim(claim(), slow, { level: plan.alpha2 }).lo, judgeClaim(claim(), slow, { level: plan.alpha2 }).hi],
+  );
   assert.ok(old.hi! > j2.hi!, "the union bound's interval is the wider one");
   // no repetition beyond the base: look 1's verdict, even undecided
   assert.equal(judgeSequentialClaim(claim(), slow.slice(0, 5), plan).look, 1);
@@ -274,12 +359,30 @@ test("a look's level sets the interval: level alpha1 is narrower than Bonferroni
 });
 
 test("scale: a size that depends on the data size is judged only at the seed's scale", () => {
-  const c = { ...claim(), kind: "threshold", threshold: { min: 43 }, scale: { env: "MCPDB_SCALE", min: 1, default: 0.0002, why: "a scan grows with the table" } } as Claim;
-  assert.match(scaleShortfall(c, { MCPDB_SCALE: 0.002 })!, /measured at MCPDB_SCALE 0\.002, below the seed's scale \(MCPDB_SCALE 1\): a scan grows/);
-  assert.match(scaleShortfall(c, undefined)!, /MCPDB_SCALE 0\.0002/, "the study's default when the profile does not set it");
+  const c = {
+    ...claim(),
+    kind: "threshold",
+    threshold: { min: 43 },
+    scale: { env: "MCPDB_SCALE", min: 1, default: 0.0002, why: "a scan grows with the table" },
+  } as Claim;
+  assert.match(
+    scaleShortfall(c, { MCPDB_SCALE: 0.002 })!,
+    /measured at MCPDB_SCALE 0\.002, below the seed's scale \(MCPDB_SCALE 1\): a scan grows/,
+  );
+  assert.match(
+    scaleShortfall(c, undefined)!,
+    /MCPDB_SCALE 0\.0002/,
+    "the study's default when the profile does not set it",
+  );
   assert.equal(scaleShortfall(c, { MCPDB_SCALE: "1" }), undefined);
-  assert.equal(scaleShortfall(claim(), { MCPDB_SCALE: 0.002 }), undefined, "a claim without scale is judged at any scale");
-  assert.deepEqual(studyEnvOf({ config: { studies: { "mcp-db": { env: { MCPDB_SCALE: 0.002 } } } } }, "mcp-db"), { MCPDB_SCALE: 0.002 });
+  assert.equal(
+    scaleShortfall(claim(), { MCPDB_SCALE: 0.002 }),
+    undefined,
+    "a claim without scale is judged at any scale",
+  );
+  assert.deepEqual(studyEnvOf({ config: { studies: { "mcp-db": { env: { MCPDB_SCALE: 0.002 } } } } }, "mcp-db"), {
+    MCPDB_SCALE: 0.002,
+  });
 });
 
 test("lookTwoCouldDecide: projects look 1's spread to the maximum at look 2's level", () => {
@@ -294,71 +397,4 @@ test("lookTwoCouldDecide: projects look 1's spread to the maximum at look 2's le
   // a decided claim or one without an interval is never "could decide"
   assert.equal(lookTwoCouldDecide(judgeClaim(claim(), pairs(5, 1.5, 0.02)), 8, plan.alpha2), false);
   assert.equal(lookTwoCouldDecide(judgeClaim(claim(), pairs(3, 1.1, 0.2)), 8, plan.alpha2), false);
-});
-
-// ---- A claim about each of several workloads (claims.json each_of): intersection-union for "holds",
-// Bonferroni over the workloads for "fails" (pipeline/lib/verdicts.ts judgeEach).
-
-const each = (over: Partial<Claim> = {}) => claim({ workload: "each", each_of: ["w1", "w2", "w3"], ...over });
-/** Per workload, n paired repetitions at that workload's ratio. */
-function eachPairs(ratios: Record<string, [number, number]>, n = 6): PairedSample[] {
-  return Object.entries(ratios).flatMap(([w, [r, jitter]]) => pairs(n, r, jitter).map((s) => ({ ...s, workload: w })));
-}
-
-test("each-of claim: holds only when every workload's interval is above 1; the weakest workload's figures are shown", () => {
-  const j = judgeClaim(each(), eachPairs({ w1: [3, 0.02], w2: [1.3, 0.02], w3: [10, 0.05] }));
-  assert.equal(j.verdict, "reproduces", j.why);
-  assert.ok(Math.abs(j.ratio! / 1.3 - 1) < 0.01, "the weakest workload (w2) is the one shown");
-  assert.deepEqual(j.members!.map((m) => [m.workload, m.verdict]), [["w1", "reproduces"], ["w2", "reproduces"], ["w3", "reproduces"]]);
-  assert.match(j.why, /all 3 workloads/);
-});
-
-test("each-of claim: one workload clearly lost refutes it; a tie on one refutes it; the refuting workload is named", () => {
-  const lost = judgeClaim(each(), eachPairs({ w1: [3, 0.02], w2: [0.7, 0.02], w3: [10, 0.05] }));
-  assert.equal(lost.verdict, "does not reproduce", lost.why);
-  assert.match(lost.why, /fails on 1 of 3 workloads.*w2/);
-  assert.ok(lost.ratio! < 1);
-  const tied = judgeClaim(each(), eachPairs({ w1: [3, 0.02], w2: [1.0, 0.005], w3: [10, 0.05] }));
-  assert.equal(tied.verdict, "does not reproduce", tied.why);
-  assert.match(tied.why, /w2 \(tie/);
-});
-
-test("each-of claim: a refutation is judged at alpha / k (Bonferroni), a confirmation at alpha (intersection-union)", () => {
-  // w2's loss is significant at 5 % but not at 5 % / 3: the claim cannot be refuted, nor confirmed
-  const w2 = pairs(6, 0.9, 0.08).map((s) => ({ ...s, workload: "w2" }));
-  const single = judgeClaim(claim({ workload: "w2" }), w2);
-  const strict = judgeClaim(claim({ workload: "w2" }), w2, { level: 0.05 / 3 });
-  assert.equal(single.verdict, "does not reproduce", single.why);
-  assert.equal(strict.verdict, "undecided", strict.why);
-  const j = judgeClaim(each(), [...eachPairs({ w1: [3, 0.02], w3: [10, 0.05] }), ...w2]);
-  assert.equal(j.verdict, "undecided", j.why);
-  assert.match(j.why, /holds on 2 of 3 workloads; not yet decided on w2/);
-  assert.ok(j.moreRepetitions! >= 1 && j.sdLog! > 0, "an undecided each-of claim says how far it is from deciding (the runner's look-2 projection reads it)");
-});
-
-test("each-of claim: a workload measured on one side only makes it not measured; pairedRepetitions counts the fewest", () => {
-  const s = eachPairs({ w1: [3, 0.02], w2: [2, 0.02] });
-  const j = judgeClaim(each(), s);
-  assert.equal(j.verdict, "not measured", j.why);
-  assert.match(j.why, /w3/);
-  assert.equal(pairedRepetitions(each(), s), 0);
-  assert.equal(pairedRepetitions(each(), [...s, ...pairs(5, 2, 0.02).map((x) => ({ ...x, workload: "w3" }))]), 5);
-});
-
-test("each-of claim: pairedSamples tags each pair with its workload; claimSides lists the workloads", () => {
-  const c = each({ each_of: ["w1", "w2"] });
-  const rs = [rec("a", 1, 200, { workload: "w1" }), rec("b", 1, 100, { workload: "w1" }), rec("a", 1, 50, { workload: "w2" }), rec("b", 1, 100, { workload: "w2" }), rec("a", 1, 9, { workload: "w9" })];
-  assert.deepEqual(pairedSamples(rs, c), [{ repetition: 1, a: 200, b: 100, workload: "w1" }, { repetition: 1, a: 50, b: 100, workload: "w2" }]);
-  assert.deepEqual(claimSides(c).a.workloads, ["w1", "w2"]);
-});
-
-test("each-of claim, two looks: a workload decided at look 1 keeps its verdict; the others are judged at look 2", () => {
-  const plan = twoLookPlan(5, 9);
-  // w1 clear at look 1; w2 straddles at look 1 with 5, decided with 9 repetitions
-  const w2 = [1.02, 1.25, 1.1, 0.98, 1.2, 1.12, 1.1, 1.14, 1.11].map((r, i) => ({ repetition: i + 1, a: 100 * r, b: 100, workload: "w2" }));
-  const s = [...pairs(5, 3, 0.02).map((x) => ({ ...x, workload: "w1" })), ...w2];
-  const j = judgeSequentialClaim(each({ each_of: ["w1", "w2"] }), s, plan);
-  assert.equal(j.members!.find((m) => m.workload === "w1")!.verdict, "reproduces");
-  assert.equal(j.look, 2);
-  assert.equal(j.verdict, "reproduces", j.why);
 });

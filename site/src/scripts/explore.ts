@@ -14,15 +14,14 @@ import mvpWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-mvp.worker.js?url
 import ehWasm from "@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url";
 import ehWorker from "@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url";
 import { csvFormat } from "d3-dsv";
+import { downloadCsv, query, readCsv, resultTable, TABLE_ROW_LIMIT } from "./explore-result.ts";
 import type { Preset } from "../lib/presets.ts";
-import { formatCell } from "../lib/explore-format.ts";
 import { refreshScoreData } from "./explore-score.ts";
 import { setParams } from "./explore-url.ts";
 import { inflated } from "./fetch-gz.ts";
 import type { Column, Row } from "./explore-chart.ts";
 
 performance.mark("samebox:script-start");
-const TABLE_ROW_LIMIT = 1000;
 const $ = (id: string) => document.getElementById(id)!;
 const root = $("explore");
 const presets: Preset[] = JSON.parse(root.dataset.presets!);
@@ -44,7 +43,9 @@ const firstShownPromise = new Promise<void>((resolve) => {
 const database = openDatabase();
 database.catch(() => undefined); // reported where it is awaited
 const chartModule = import("./explore-chart.ts");
-const editorModule = Promise.race([firstShownPromise, database.catch(() => undefined)]).then(() => import("./explore-editor.ts"));
+const editorModule = Promise.race([firstShownPromise, database.catch(() => undefined)]).then(
+  () => import("./explore-editor.ts"),
+);
 
 const statusEl = $("status");
 const errorEl = $("error");
@@ -87,12 +88,23 @@ function showError(message: string) {
 async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
   // The worker the head's inline script started (wasm-worker.ts), its wasm already compiling; else (that
   // script did not run) DuckDB's own worker, which fetches and compiles the plain .wasm.
-  const started = (globalThis as { __sameboxDuckdb?: { worker: Worker; mainModule: string; latest: Promise<Response> | null; all: Promise<Response> | null } }).__sameboxDuckdb;
+  const started = (
+    globalThis as {
+      __sameboxDuckdb?: {
+        worker: Worker;
+        mainModule: string;
+        latest: Promise<Response> | null;
+        all: Promise<Response> | null;
+      };
+    }
+  ).__sameboxDuckdb;
   // The data downloads while the wasm does (requested by the head's script): without a query in the URL,
   // first the latest run of each study (results-latest.arrow.gz: the rows the default preset reads), the
   // whole file once that preset's result is on screen; with one, the whole file at once.
   const latestHref = new URL(root.dataset.arrowLatest!, location.href).href;
-  const latest = fromUrl ? undefined : fetchArrow(started?.latest ?? fetch(latestHref), latestHref, "latest-downloaded");
+  const latest = fromUrl
+    ? undefined
+    : fetchArrow(started?.latest ?? fetch(latestHref), latestHref, "latest-downloaded");
   latest?.catch(() => undefined);
   const arrowHref = new URL(root.dataset.arrow!, location.href).href;
   let arrow = latest ? undefined : fetchArrow(started?.all ?? fetch(arrowHref), arrowHref, "data-downloaded");
@@ -126,7 +138,9 @@ async function openDatabase(): Promise<duckdb.AsyncDuckDBConnection> {
       performance.mark("samebox:latest-loaded");
       await runQuery(presets[0].sql, c, true);
     } catch (e) {
-      console.warn(`samebox: results-latest.arrow.gz could not be used (${(e as Error).message}); loading every record first`);
+      console.warn(
+        `samebox: results-latest.arrow.gz could not be used (${(e as Error).message}); loading every record first`,
+      );
       await c.query("DROP TABLE IF EXISTS results");
     }
     firstShown();
@@ -149,7 +163,11 @@ async function fetchArrow(response: Promise<Response>, href: string, mark: strin
 // IPC stream (no CSV parse: DuckDB reads the columns as they are), else from results.csv. Built as
 // results_all and then renamed, replacing the latest runs' rows the first result was read from. Says
 // which file it used.
-async function loadResults(db: duckdb.AsyncDuckDB, c: duckdb.AsyncDuckDBConnection, arrow: Promise<Uint8Array>): Promise<"arrow" | "csv"> {
+async function loadResults(
+  db: duckdb.AsyncDuckDB,
+  c: duckdb.AsyncDuckDBConnection,
+  arrow: Promise<Uint8Array>,
+): Promise<"arrow" | "csv"> {
   let source: "arrow" | "csv" = "arrow";
   try {
     await c.insertArrowFromIPCStream(await arrow, { name: "results_all", create: true });
@@ -170,27 +188,6 @@ async function loadResults(db: duckdb.AsyncDuckDB, c: duckdb.AsyncDuckDBConnecti
 }
 let dbHandle: duckdb.AsyncDuckDB | undefined;
 
-function readCsv(file: string, types: Record<string, string>): string {
-  const columns = Object.entries(types).map(([name, type]) => `'${name}': '${type}'`).join(", ");
-  return `read_csv('${file}', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${columns}})`;
-}
-
-function isNumericType(typeId: number): boolean {
-  // Arrow type ids: Int = 2, Float = 3, Decimal = 7.
-  return typeId === 2 || typeId === 3 || typeId === 7;
-}
-
-async function query(text: string, c: duckdb.AsyncDuckDBConnection): Promise<{ columns: Column[]; rows: Row[] }> {
-  const table = await c.query(text);
-  const columns: Column[] = table.schema.fields.map((f) => ({ name: f.name, numeric: isNumericType(f.type.typeId) }));
-  const rows: Row[] = table.toArray().map((r) => {
-    const o = r.toJSON() as Row;
-    for (const k of Object.keys(o)) if (typeof o[k] === "bigint") o[k] = Number(o[k]);
-    return o;
-  });
-  return { columns, rows };
-}
-
 // Runs TEXT and shows its result. `latestOnly`: the default preset over the latest runs' rows, before the
 // whole table is there (the page stays "loading", Run stays disabled).
 async function runQuery(text: string, c = conn, latestOnly = false) {
@@ -204,7 +201,7 @@ async function runQuery(text: string, c = conn, latestOnly = false) {
   try {
     const { columns, rows } = await query(text, c);
     lastResult = { columns, rows };
-    renderTable(columns, rows);
+    tableEl.replaceChildren(resultTable(columns, rows));
     const ms = performance.now() - started;
     summaryEl.textContent = `${rows.length.toLocaleString("en-US")} row${rows.length === 1 ? "" : "s"} in ${ms.toFixed(0)} ms${rows.length > TABLE_ROW_LIMIT ? `; the table shows the first ${TABLE_ROW_LIMIT}, the CSV download has all` : ""}.`;
     resultEl.hidden = false;
@@ -212,7 +209,9 @@ async function runQuery(text: string, c = conn, latestOnly = false) {
     $("prerendered-label").hidden = true;
     (await chartModule).renderChart(chartEl, columns, rows, systemColors);
     downloadBtn.disabled = false;
-    statusEl.textContent = latestOnly ? "Live result from the latest run of each study; loading every other record (Run is enabled once they are in)…" : `Done. ${loadedSummary}`;
+    statusEl.textContent = latestOnly
+      ? "Live result from the latest run of each study; loading every other record (Run is enabled once they are in)…"
+      : `Done. ${loadedSummary}`;
     if (!firstResultMarked) {
       firstResultMarked = true;
       performance.mark("samebox:first-result");
@@ -233,43 +232,6 @@ async function runQuery(text: string, c = conn, latestOnly = false) {
 }
 let loadedSummary = "";
 
-function renderTable(columns: Column[], rows: Row[]) {
-  const table = document.createElement("table");
-  const caption = table.createCaption();
-  caption.textContent = "Query result";
-  const head = table.createTHead().insertRow();
-  for (const c of columns) {
-    const th = document.createElement("th");
-    th.scope = "col";
-    th.textContent = c.name;
-    if (c.numeric) th.className = "num";
-    head.appendChild(th);
-  }
-  const body = table.createTBody();
-  for (const row of rows.slice(0, TABLE_ROW_LIMIT)) {
-    const tr = body.insertRow();
-    for (const c of columns) {
-      const td = tr.insertCell();
-      td.textContent = formatCell(row[c.name]);
-      if (c.numeric) td.className = "num";
-    }
-  }
-  tableEl.replaceChildren(table);
-}
-
-function downloadCsv() {
-  if (!lastResult) return;
-  const text = csvFormat(lastResult.rows.map((r) => Object.fromEntries(lastResult!.columns.map((c) => [c.name, r[c.name] === null || r[c.name] === undefined ? "" : String(r[c.name])]))), lastResult.columns.map((c) => c.name));
-  const blob = new Blob([text + "\n"], { type: "text/csv" });
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(blob);
-  a.download = "samebox-query.csv";
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-}
-
 // ---- the reader's own run --------------------------------------------------------------------
 const yoursInput = $("yours-file") as HTMLInputElement;
 const yoursDrop = $("yours-drop");
@@ -283,21 +245,31 @@ async function loadYours(file: File) {
   root.dataset.yours = "checking";
   try {
     const { parseRecordFile, MAX_FILE_BYTES, RecordFileError } = await import("../lib/record-check.ts");
-    if (file.size > MAX_FILE_BYTES) throw new RecordFileError(`${file.name}: ${file.size} bytes, more than the ${MAX_FILE_BYTES} Explore reads; drop one run's records file`);
+    if (file.size > MAX_FILE_BYTES)
+      throw new RecordFileError(
+        `${file.name}: ${file.size} bytes, more than the ${MAX_FILE_BYTES} Explore reads; drop one run's records file`,
+      );
     let rows: ReturnType<typeof parseRecordFile>;
     try {
       rows = parseRecordFile(file.name, await file.text());
     } catch (e) {
       if (e instanceof RecordFileError) throw e;
-      throw new RecordFileError(`${file.name}: could not be read (${(e as Error).message}); drop records.csv or records.jsonl from a data/runs/<run-id>/ folder`);
+      throw new RecordFileError(
+        `${file.name}: could not be read (${(e as Error).message}); drop records.csv or records.jsonl from a data/runs/<run-id>/ folder`,
+      );
     }
     const c = await database;
     const name = `yours-${++yoursCount}.csv`;
     const marked = rows.map((r) => ({ ...r, source: "yours", system: `${r.system} (yours)`, t: r.t ?? "" }));
-    await dbHandle!.registerFileText(name, csvFormat(marked as unknown as Record<string, string>[], Object.keys(recordTypes)));
+    await dbHandle!.registerFileText(
+      name,
+      csvFormat(marked as unknown as Record<string, string>[], Object.keys(recordTypes)),
+    );
     // BY NAME: the provenance columns results.csv carries stay empty for the reader's rows.
     await c.query(`INSERT INTO results BY NAME SELECT * FROM ${readCsv(name, recordTypes)}`);
-    await c.query(`INSERT INTO compared_runs SELECT DISTINCT run_id, study, source FROM results WHERE source = 'yours' EXCEPT SELECT run_id, study, source FROM compared_runs`);
+    await c.query(
+      `INSERT INTO compared_runs SELECT DISTINCT run_id, study, source FROM results WHERE source = 'yours' EXCEPT SELECT run_id, study, source FROM compared_runs`,
+    );
     const runsIn = [...new Set(rows.map((r) => r.run_id))].join(", ");
     yoursStatus.textContent = `Loaded ${rows.length.toLocaleString("en-US")} records of run ${runsIn} from ${file.name} (checked here; nothing was uploaded). They are rows with source 'yours' and system '<system> (yours)', and every preset shows them beside ours.`;
     loadedSummary = `Your run ${runsIn} is loaded beside ours.`;
@@ -340,7 +312,7 @@ $("query-form").addEventListener("submit", (e) => {
   e.preventDefault();
   void runQuery(currentSql());
 });
-downloadBtn.addEventListener("click", downloadCsv);
+downloadBtn.addEventListener("click", () => lastResult && downloadCsv(lastResult));
 copyBtn.addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText(location.href);

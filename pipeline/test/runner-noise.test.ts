@@ -1,0 +1,107 @@
+// The noise guard on the scripted toy study (pipeline/test/fixtures/fake-bench): a CPU burner outside
+// the cell's process tree gets the cell flagged and re-run; a cell disturbed every time is kept as noisy.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { cli, toyEnv } from "./helpers.ts";
+import { type Manifest, manifestOf, profile } from "./runner-fixtures.ts";
+
+test("noise guard: a CPU burner beside a cell gets it flagged and re-run; the disturbed attempt is kept aside", {
+  timeout: 180_000,
+}, () => {
+  const { data, env } = toyEnv({ TOY_BURN_ATTEMPTS: "1" });
+  const id = "20260101T000000Z-noise-rerun";
+  const r = cli(
+    [
+      "run",
+      "--profile",
+      profile("noise", ["burn"], 1),
+      "--systems",
+      "fakedb",
+      "--run-id",
+      id,
+      "--noise-guard",
+      "strict",
+      "--allow-busy",
+    ],
+    env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const m = manifestOf(data, id);
+  const cell = m.cells[0];
+  // The second attempt runs without the burner; whether it is clean depends on what else this machine
+  // runs (a busy CI box may disturb it too), so its status is ok, or noisy after all 3 attempts.
+  assert.ok(cell.status === "ok" || cell.status === "noisy", cell.reason);
+  assert.ok((cell.noise?.attempts ?? 0) >= 2, "the disturbed first attempt was re-run");
+  assert.ok(m.noise_guard!.flagged >= 1 && m.noise_guard!.reruns >= 1);
+  const first = path.join(data, "runs", id, "cells", `${cell.id}.noisy-1`);
+  assert.ok(existsSync(first), "the disturbed attempt's folder is kept aside");
+  assert.match(readFileSync(path.join(first, "stdout.txt"), "utf8"), /SQL statistics/, "with its output");
+  const noise = JSON.parse(readFileSync(path.join(first, "noise.json"), "utf8"));
+  assert.equal(noise.disturbed, true);
+  assert.match(noise.reason, /outside the cell .*\bsh\[\d+\]/, "the reason names the burner");
+});
+
+test("noise guard: a cell disturbed in every attempt is marked noisy, kept with its records and the reason", {
+  timeout: 180_000,
+}, () => {
+  const { data, env } = toyEnv({ TOY_BURN_ATTEMPTS: "9" });
+  const id = "20260101T000000Z-noise-noisy";
+  const r = cli(
+    [
+      "run",
+      "--profile",
+      profile("noisy", ["burn"], 1),
+      "--systems",
+      "fakedb",
+      "--run-id",
+      id,
+      "--noise-guard",
+      "strict",
+      "--allow-busy",
+    ],
+    env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /1 noisy/);
+  const m = manifestOf(data, id);
+  assert.equal(m.cells[0].status, "noisy");
+  assert.match(m.cells[0].reason, /^noisy: .*outside.* in all 3 attempts/);
+  assert.equal(m.noise_guard!.noisy, 1);
+  assert.ok(
+    readFileSync(path.join(data, "runs", id, "records.csv"), "utf8").includes(",tps,"),
+    "a noisy cell's records are kept in data/",
+  );
+  const v = cli(["validate", path.join(data, "runs", id)], env);
+  assert.equal(v.code, 0, v.stderr);
+});
+
+test("noise guard: a daemon declared part of the system under test (inside_pidfile) is not counted as outside work", {
+  timeout: 120_000,
+}, () => {
+  const { data, env } = toyEnv();
+  const id = "20260101T000000Z-noise-inside";
+  const r = cli(
+    [
+      "run",
+      "--profile",
+      profile("inside", ["burninside"], 1),
+      "--systems",
+      "fakedb",
+      "--run-id",
+      id,
+      "--noise-guard",
+      "warn",
+    ],
+    env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const cell = manifestOf(data, id).cells[0] as Manifest["cells"][number] & { noise: { top_outside: string[] } };
+  assert.equal(cell.status, "ok");
+  const burner = Number(readFileSync(path.join(env.SAMEBOX_STATE, "inside.pid"), "utf8"));
+  assert.ok(
+    !cell.noise.top_outside.some((t) => t.includes(`[${burner}]`)),
+    `the declared daemon ${burner} is inside: ${cell.noise.top_outside.join(", ")}`,
+  );
+});
