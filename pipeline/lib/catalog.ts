@@ -34,7 +34,9 @@ function readJson(file: string): Record<string, unknown> {
 
 function subdirs(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((n) => statSync(path.join(dir, n)).isDirectory()).sort();
+  return readdirSync(dir)
+    .filter((n) => statSync(path.join(dir, n)).isDirectory())
+    .sort();
 }
 
 export function systemNames(): string[] {
@@ -47,7 +49,10 @@ export function loadSystem(name: string): SystemDef {
   const dir = path.join(systemsDir, name);
   const file = path.join(dir, "system.json");
   const def = readJson(file);
-  if ("sysbench_driver" in def) throw new UserError(`${file}: /sysbench_driver was replaced by /drivers/sysbench (and /capabilities must list "sysbench")`);
+  if ("sysbench_driver" in def)
+    throw new UserError(
+      `${file}: /sysbench_driver was replaced by /drivers/sysbench (and /capabilities must list "sysbench")`,
+    );
   assertValid(validateSystem, def, file);
   if (def.name !== name) throw new UserError(`${file}: name '${String(def.name)}' does not match its folder '${name}'`);
   return { ...def, dir };
@@ -63,9 +68,13 @@ export function loadStudy(name: string): StudyDef {
   const dir = path.join(studiesDir, name);
   const studyFile = path.join(dir, "study.json");
   const def = readJson(studyFile);
-  if ("systems" in def) throw new UserError(`${studyFile}: /systems was replaced by /requires (the capabilities its systems need, matched against system.json capabilities; profiles pick the systems)`);
+  if ("systems" in def)
+    throw new UserError(
+      `${studyFile}: /systems was replaced by /requires (the capabilities its systems need, matched against system.json capabilities; profiles pick the systems)`,
+    );
   assertValid(validateStudy, def, studyFile);
-  if (def.name !== name) throw new UserError(`${studyFile}: name '${String(def.name)}' does not match its folder '${name}'`);
+  if (def.name !== name)
+    throw new UserError(`${studyFile}: name '${String(def.name)}' does not match its folder '${name}'`);
   const wdir = path.join(dir, "workloads");
   const workloads = existsSync(wdir)
     ? readdirSync(wdir)
@@ -75,17 +84,24 @@ export function loadStudy(name: string): StudyDef {
           const file = path.join(wdir, f);
           const w = readJson(file);
           for (const legacy of ["systems", "unsupported"]) {
-            if (legacy in w) throw new UserError(`${file}: /${legacy} is no longer read: a workload says what it needs in /requires (capabilities, matched against system.json capabilities; why a system lacks one goes in its system.json capability_notes), and profiles pick the systems`);
+            if (legacy in w)
+              throw new UserError(
+                `${file}: /${legacy} is no longer read: a workload says what it needs in /requires (capabilities, matched against system.json capabilities; why a system lacks one goes in its system.json capability_notes), and profiles pick the systems`,
+              );
           }
           assertValid(validateWorkload, w, file);
-          if (w.name !== f.replace(/\.json$/, "")) throw new UserError(`${file}: name '${String(w.name)}' does not match its file name`);
+          if (w.name !== f.replace(/\.json$/, ""))
+            throw new UserError(`${file}: name '${String(w.name)}' does not match its file name`);
           return { ...w, file };
         })
     : [];
   // study.json may order its workloads (e.g. the one that grows the tables last); the rest follow by name.
   const order = def.workload_order ?? [];
   for (const w of order) {
-    if (!workloads.some((x) => x.name === w)) throw new UserError(`${studyFile}: /workload_order: '${w}' is not a workload of study ${name}; valid: ${workloads.map((x) => x.name).join(", ")}`);
+    if (!workloads.some((x) => x.name === w))
+      throw new UserError(
+        `${studyFile}: /workload_order: '${w}' is not a workload of study ${name}; valid: ${workloads.map((x) => x.name).join(", ")}`,
+      );
   }
   const rank = (w: WorkloadDef) => (order.includes(w.name) ? order.indexOf(w.name) : order.length);
   workloads.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
@@ -96,17 +112,27 @@ export function loadStudy(name: string): StudyDef {
 /** The facts the site shows about a study (seed attribution, page order, headline metrics, presets) name what exists. */
 function checkSiteFacts(def: StudyFile, workloads: WorkloadDef[], dir: string, studyFile: string): void {
   const names = workloads.map((w) => w.name);
-  if (def.seed && !def.seed_attribution) throw new UserError(`${studyFile}: /seed_attribution {source, setup} is needed with /seed: the site names seed ${def.seed} by it`);
+  if (def.seed && !def.seed_attribution)
+    throw new UserError(
+      `${studyFile}: /seed_attribution {source, setup} is needed with /seed: the site names seed ${def.seed} by it`,
+    );
   for (const w of [...(def.display_order ?? []), ...Object.keys(def.headline_metrics ?? {})]) {
-    if (!names.includes(w)) throw new UserError(`${studyFile}: '${w}' (display_order or headline_metrics) is not a workload of study ${def.name}; valid: ${names.join(", ")}`);
+    if (!names.includes(w))
+      throw new UserError(
+        `${studyFile}: '${w}' (display_order or headline_metrics) is not a workload of study ${def.name}; valid: ${names.join(", ")}`,
+      );
   }
   const categories = [...new Set(workloads.map((w) => String(w.category ?? "")).filter(Boolean))];
   for (const c of def.category_order ?? []) {
-    if (!categories.includes(c)) throw new UserError(`${studyFile}: /category_order: '${c}' is no workload's category; valid: ${categories.join(", ")}`);
+    if (!categories.includes(c))
+      throw new UserError(
+        `${studyFile}: /category_order: '${c}' is no workload's category; valid: ${categories.join(", ")}`,
+      );
   }
   for (const p of def.presets ?? []) {
     const file = path.resolve(dir, p.file);
-    if (!file.startsWith(dir + path.sep) || !existsSync(file)) throw new UserError(`${studyFile}: preset '${p.id}': file ${p.file} is not a file in the study's folder`);
+    if (!file.startsWith(dir + path.sep) || !existsSync(file))
+      throw new UserError(`${studyFile}: preset '${p.id}': file ${p.file} is not a file in the study's folder`);
   }
 }
 
@@ -118,7 +144,8 @@ export function snapshotCatalogue(runDir: string, studies: string[]): void {
   for (const study of studies) {
     const to = path.join(runDir, CATALOGUE_SNAPSHOT, study);
     mkdirSync(to, { recursive: true });
-    for (const f of SNAPSHOT_FILES) if (existsSync(path.join(studiesDir, study, f))) copyFileSync(path.join(studiesDir, study, f), path.join(to, f));
+    for (const f of SNAPSHOT_FILES)
+      if (existsSync(path.join(studiesDir, study, f))) copyFileSync(path.join(studiesDir, study, f), path.join(to, f));
   }
 }
 
@@ -159,18 +186,32 @@ function missingText(system: SystemDef, missing: Capability[]): string {
 }
 
 export function profileNames(): string[] {
-  return readdirSync(profilesDir).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, "")).sort();
+  return readdirSync(profilesDir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.replace(/\.json$/, ""))
+    .sort();
 }
 
 /** A study's `context` cells name systems and workloads the study's own entry plans, and need cells "claims". */
 function checkContext(profile: string, study: string, sp: Profile["studies"][string]): void {
   if (!sp.context) return;
   const where = `profile ${profile}: study ${study}: context`;
-  if (sp.cells !== "claims") throw new UserError(`${where} needs cells "claims" (with cells "all" every system already runs every workload); set cells to "claims" or remove context`);
-  for (const s of sp.context.systems) if (!sp.systems.includes(s)) throw new UserError(`${where}: system '${s}' is not among the study's systems; valid: ${sp.systems.join(", ")}`);
-  for (const w of sp.context.workloads) if (sp.workloads && !sp.workloads.includes(w)) throw new UserError(`${where}: workload '${w}' is not among the study's workloads; valid: ${sp.workloads.join(", ")}`);
+  if (sp.cells !== "claims")
+    throw new UserError(
+      `${where} needs cells "claims" (with cells "all" every system already runs every workload); set cells to "claims" or remove context`,
+    );
+  for (const s of sp.context.systems)
+    if (!sp.systems.includes(s))
+      throw new UserError(`${where}: system '${s}' is not among the study's systems; valid: ${sp.systems.join(", ")}`);
+  for (const w of sp.context.workloads)
+    if (sp.workloads && !sp.workloads.includes(w))
+      throw new UserError(
+        `${where}: workload '${w}' is not among the study's workloads; valid: ${sp.workloads.join(", ")}`,
+      );
   const variants = sp.variants ?? [];
-  for (const v of sp.context.variants ?? []) if (variants.length && !variants.includes(v)) throw new UserError(`${where}: variant '${v}' is not among the study's variants; valid: ${variants.join(", ")}`);
+  for (const v of sp.context.variants ?? [])
+    if (variants.length && !variants.includes(v))
+      throw new UserError(`${where}: variant '${v}' is not among the study's variants; valid: ${variants.join(", ")}`);
 }
 
 export function loadProfile(nameOrPath: string): Profile {
@@ -189,13 +230,20 @@ export function loadProfile(nameOrPath: string): Profile {
     const def = loadStudy(study);
     const fit = systemNames().filter((s) => studyMismatch(loadSystem(s), def) === null);
     for (const s of sp.systems) {
-      if (!systemNames().includes(s)) throw new UserError(`profile ${profile.name}: study ${study}: unknown system '${s}'; valid: ${fit.join(", ")}`);
+      if (!systemNames().includes(s))
+        throw new UserError(`profile ${profile.name}: study ${study}: unknown system '${s}'; valid: ${fit.join(", ")}`);
       const why = studyMismatch(loadSystem(s), def);
-      if (why) throw new UserError(`profile ${profile.name}: study ${study}: system '${s}' cannot run it: ${why}; systems that can: ${fit.join(", ")}`);
+      if (why)
+        throw new UserError(
+          `profile ${profile.name}: study ${study}: system '${s}' cannot run it: ${why}; systems that can: ${fit.join(", ")}`,
+        );
     }
     for (const w of sp.workloads ?? []) {
       const valid = def.workloads.map((x) => x.name);
-      if (!valid.includes(w)) throw new UserError(`profile ${profile.name}: study ${study}: unknown workload '${w}'; valid: ${valid.join(", ")}`);
+      if (!valid.includes(w))
+        throw new UserError(
+          `profile ${profile.name}: study ${study}: unknown workload '${w}'; valid: ${valid.join(", ")}`,
+        );
     }
     checkContext(profile.name, study, sp);
   }

@@ -2,14 +2,30 @@
 // its own run), and claims that depend on the data's scale. The judgement itself is verdicts.ts.
 import type { Claim, ResultRecord } from "../schema/types.ts";
 import { cellIdentity } from "./servers.ts";
-import { DEFAULT_JUDGE_OPTIONS, fmtRatio, judgeClaim, judgeSequentialClaim, pairedRepetitions, pairedSamples } from "./verdicts.ts";
+import {
+  DEFAULT_JUDGE_OPTIONS,
+  fmtRatio,
+  judgeClaim,
+  judgeSequentialClaim,
+  pairedRepetitions,
+  pairedSamples,
+} from "./verdicts.ts";
 import type { ClaimJudgement, JudgeOptions, PairedSample } from "./verdicts.ts";
 
 /** A scale-dependent claim judged from data below the seed's scale: not measured, with our ratio there for information. */
-export function belowScale(claim: Claim, studyEnv: Record<string, unknown> | undefined, j: ClaimJudgement): ClaimJudgement | undefined {
+export function belowScale(
+  claim: Claim,
+  studyEnv: Record<string, unknown> | undefined,
+  j: ClaimJudgement,
+): ClaimJudgement | undefined {
   const short = scaleShortfall(claim, studyEnv);
   if (!short) return undefined;
-  return { verdict: "not measured", n: 0, ratio: j.ratio, why: `${short} (ours ${j.ratio !== undefined ? fmtRatio(j.ratio) : "—"} at this scale, for information)` };
+  return {
+    verdict: "not measured",
+    n: 0,
+    ratio: j.ratio,
+    why: `${short} (ours ${j.ratio !== undefined ? fmtRatio(j.ratio) : "—"} at this scale, for information)`,
+  };
 }
 
 /** The env a run gave a study (its manifest's profile config), for scale-dependent claims. */
@@ -31,7 +47,9 @@ export function scaleShortfall(claim: Claim, studyEnv: Record<string, unknown> |
   return `measured at ${sc.env} ${v ?? "(unset)"}, below the seed's scale (${sc.env} ${sc.min}): ${sc.why}`;
 }
 
-type CellLike = Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition"> & { server?: string };
+type CellLike = Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition"> & {
+  server?: string;
+};
 type RunLike = { run_id: string; profile: string; status: string; cells: Array<CellLike & { status: string }> };
 
 // A cell's variant <server>-<state> and its server give the same key as its records' server and state (servers.ts).
@@ -58,7 +76,12 @@ export function countedRecords<R extends RunLike>(records: ResultRecord[], runs:
  * smoke run never hides a run with three), the newest on a tie, a profile other than "ci" first. A run that
  * measured one side only is never chosen; runs are never pooled. Undefined when no run measured both.
  */
-export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: ResultRecord[], opts: JudgeOptions = {}): { run: R; samples: PairedSample[]; measuredRuns: number } | undefined {
+export function chooseRun<R extends RunLike>(
+  claim: Claim,
+  runs: R[],
+  records: ResultRecord[],
+  opts: JudgeOptions = {},
+): { run: R; samples: PairedSample[]; measuredRuns: number } | undefined {
   const min = opts.minRepetitions ?? DEFAULT_JUDGE_OPTIONS.minRepetitions;
   const byRun = new Map<string, ResultRecord[]>();
   for (const r of records) {
@@ -72,21 +95,38 @@ export function chooseRun<R extends RunLike>(claim: Claim, runs: R[], records: R
     .map((x) => ({ ...x, n: pairedRepetitions(claim, x.samples) }))
     .filter((x) => x.n > 0);
   // measured is newest first; a stable sort keeps that order among equals
-  const fallback = [...measured].sort((x, y) => y.n - x.n || Number(x.run.profile === "ci") - Number(y.run.profile === "ci"))[0];
+  const fallback = [...measured].sort(
+    (x, y) => y.n - x.n || Number(x.run.profile === "ci") - Number(y.run.profile === "ci"),
+  )[0];
   const chosen = measured.find((x) => x.n >= min) ?? fallback;
   return chosen && { run: chosen.run, samples: chosen.samples, measuredRuns: measured.length };
 }
 
-type SequentialRecord = { looks?: number; alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number; exact?: boolean } };
+type SequentialRecord = {
+  looks?: number;
+  alpha_spending?: { base: number; max: number; alpha1: number; alpha2: number; exact?: boolean };
+};
 
 /**
  * A claim judged from one run's paired samples the way that run's runner judged it: with its two-look
  * alpha-spending plan (manifest.sequential[study].alpha_spending), else Bonferroni over its `looks` (runs
  * made before the plan; 1 look for a fixed-n run).
  */
-export function judgeFromRun(claim: Claim, study: string, run: { sequential?: unknown }, samples: PairedSample[]): ClaimJudgement & { look?: 1 | 2 } {
+export function judgeFromRun(
+  claim: Claim,
+  study: string,
+  run: { sequential?: unknown },
+  samples: PairedSample[],
+): ClaimJudgement & { look?: 1 | 2 } {
   const seq = (run.sequential as Record<string, SequentialRecord> | undefined)?.[study];
   const sp = seq?.alpha_spending;
-  if (sp) return judgeSequentialClaim(claim, samples, { base: sp.base, max: sp.max, alpha1: sp.alpha1, alpha2: sp.alpha2, exact: sp.exact === true });
+  if (sp)
+    return judgeSequentialClaim(claim, samples, {
+      base: sp.base,
+      max: sp.max,
+      alpha1: sp.alpha1,
+      alpha2: sp.alpha2,
+      exact: sp.exact === true,
+    });
   return judgeClaim(claim, samples, { looks: seq?.looks ?? 1 });
 }

@@ -23,7 +23,8 @@ export function loadStudyClaims(study: string, file = claimsFile(study)): Claims
   assertValid(validateClaims, raw, `${file} (format: bench-scripts/studies/CLAIMS.md)`);
   const ids = new Set<string>();
   for (const c of raw.claims) {
-    if (ids.has(c.id)) throw new UserError(`${file}: claim id "${c.id}" appears twice; ids must be unique within a study`);
+    if (ids.has(c.id))
+      throw new UserError(`${file}: claim id "${c.id}" appears twice; ids must be unique within a study`);
     ids.add(c.id);
   }
   return raw;

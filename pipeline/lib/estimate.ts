@@ -56,14 +56,26 @@ export function estimate(opts: EstimateOptions): Estimate {
   const pricesFile = opts.pricesFile ?? path.join(dataDir(), "prices", "ec2-on-demand.csv");
   const price = loadPrice(pricesFile, opts.region, opts.instanceType);
   const studies = Object.keys(plan.studies).flatMap((study) => studyEstimate(study, plan, refs, toolOf, price) ?? []);
-  const sum = (f: (s: StudyEstimate) => number | null) => (studies.some((s) => f(s) === null) ? null : round2(studies.reduce((a, s) => a + (f(s) ?? 0), 0)));
+  const sum = (f: (s: StudyEstimate) => number | null) =>
+    studies.some((s) => f(s) === null) ? null : round2(studies.reduce((a, s) => a + (f(s) ?? 0), 0));
   return {
-    profile: plan.profile.name, instance_type: opts.instanceType, region: opts.region, price,
-    ...(price ? {} : { price_reason: `no confirmed price for ${opts.instanceType} in ${opts.region} in ${path.basename(pricesFile)}` }),
+    profile: plan.profile.name,
+    instance_type: opts.instanceType,
+    region: opts.region,
+    price,
+    ...(price
+      ? {}
+      : {
+          price_reason: `no confirmed price for ${opts.instanceType} in ${opts.region} in ${path.basename(pricesFile)}`,
+        }),
     references: refs.filter((r) => r.cells.length).map((r) => r.run_id),
     studies,
-    total: { cells: studies.reduce((a, s) => a + s.cells, 0), expected_hours: round2(studies.reduce((a, s) => a + s.expected_seconds, 0) / 3600),
-      usd_expected: sum((s) => s.usd_expected), usd_limit: sum((s) => s.usd_limit) },
+    total: {
+      cells: studies.reduce((a, s) => a + s.cells, 0),
+      expected_hours: round2(studies.reduce((a, s) => a + s.expected_seconds, 0) / 3600),
+      usd_expected: sum((s) => s.usd_expected),
+      usd_limit: sum((s) => s.usd_limit),
+    },
     method: ESTIMATE_METHOD,
   };
 }

@@ -21,11 +21,14 @@ export function runnerIdentity(): NonNullable<RunManifest["runner"]> {
 export function deadRunnerReason(m: RunManifest): string | null {
   if (m.status !== "running") return null;
   const r = m.runner;
-  if (!r) return "the run says it is running but names no runner process (written before runners recorded themselves); it cannot be alive";
+  if (!r)
+    return "the run says it is running but names no runner process (written before runners recorded themselves); it cannot be alive";
   if (r.host !== os.hostname()) return null; // another machine's run: cannot tell from here
-  if (r.boot_id && r.boot_id !== bootId()) return `its runner (pid ${r.pid}) belonged to an earlier boot of this machine`;
+  if (r.boot_id && r.boot_id !== bootId())
+    return `its runner (pid ${r.pid}) belonged to an earlier boot of this machine`;
   if (!existsSync(`/proc/${r.pid}`)) return `its runner (pid ${r.pid}) is no longer running`;
   const cmd = readFileSync(`/proc/${r.pid}/cmdline`, "utf8");
-  return cmd.includes("cli.ts") || cmd.includes("samebox") ? null : `its runner's pid ${r.pid} now belongs to another program`;
+  return cmd.includes("cli.ts") || cmd.includes("samebox")
+    ? null
+    : `its runner's pid ${r.pid} now belongs to another program`;
 }
-

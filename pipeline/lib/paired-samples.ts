@@ -46,10 +46,18 @@ export function sideHasWorkload(s: SideSelector, workload: string): boolean {
 }
 
 /** Whether a planned cell (workload, system, server, variant, concurrency) is one a side of a claim reads (a cell's variant <server>-<state> read as its state, servers.ts). */
-export function cellMatchesSide(c: { workload: string; system: string; server?: string; variant: string; concurrency: number }, s: SideSelector): boolean {
+export function cellMatchesSide(
+  c: { workload: string; system: string; server?: string; variant: string; concurrency: number },
+  s: SideSelector,
+): boolean {
   const id = cellIdentity(c);
-  return sideHasWorkload(s, c.workload) && c.system === s.system && (s.server === undefined || id.server === s.server)
-    && (s.variant === undefined || id.variant === s.variant) && (s.concurrency === undefined || c.concurrency === s.concurrency);
+  return (
+    sideHasWorkload(s, c.workload) &&
+    c.system === s.system &&
+    (s.server === undefined || id.server === s.server) &&
+    (s.variant === undefined || id.variant === s.variant) &&
+    (s.concurrency === undefined || c.concurrency === s.concurrency)
+  );
 }
 
 /** Whether a claim reads this workload ("*": any; "each": the listed ones). */
@@ -76,8 +84,15 @@ export function pairedRepetitions(claim: Claim, samples: PairedSample[]): number
 }
 
 function matchesSide(r: ResultRecord, s: SideSelector): boolean {
-  return r.t === null && r.metric === s.metric && r.system === s.system && sideHasWorkload(s, r.workload)
-    && (s.server === undefined || r.server === s.server) && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency);
+  return (
+    r.t === null &&
+    r.metric === s.metric &&
+    r.system === s.system &&
+    sideHasWorkload(s, r.workload) &&
+    (s.server === undefined || r.server === s.server) &&
+    (s.variant === undefined || r.variant === s.variant) &&
+    (s.concurrency === undefined || r.concurrency === s.concurrency)
+  );
 }
 
 const mean = (v: number[]): number => v.reduce((s, x) => s + x, 0) / v.length;
@@ -96,7 +111,8 @@ function group<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
 /** Per repetition, one value of a side (repetitionValue: a tool's several values of the metric in one repetition count once, as their median). */
 function byRepetition(rs: ResultRecord[]): Map<number, number> {
   const out = new Map<number, number>();
-  for (const [, g] of group(rs, (r) => String(r.repetition))) out.set(g[0].repetition, repetitionValue(g.map((r) => r.value)));
+  for (const [, g] of group(rs, (r) => String(r.repetition)))
+    out.set(g[0].repetition, repetitionValue(g.map((r) => r.value)));
   return out;
 }
 
@@ -108,7 +124,10 @@ function byRepetition(rs: ResultRecord[]): Map<number, number> {
  * the highest concurrency both sides ran, then the first server and variant by name.
  */
 export function pairedSamples(records: ResultRecord[], claim: Claim): PairedSample[] {
-  if (claim.each_of) return claim.each_of.flatMap((w) => pairedSamples(records, memberClaim(claim, w)).map((s) => ({ ...s, workload: w })));
+  if (claim.each_of)
+    return claim.each_of.flatMap((w) =>
+      pairedSamples(records, memberClaim(claim, w)).map((s) => ({ ...s, workload: w })),
+    );
   const { a: sa, b: sb } = claimSides(claim);
   const ra = records.filter((r) => matchesSide(r, sa));
   const rb = records.filter((r) => matchesSide(r, sb));

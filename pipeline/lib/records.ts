@@ -12,14 +12,19 @@ export type Unit = ResultRecord["unit"];
 
 // What a parser returns: one number of one cell. The runner adds the cell's identity (and t, variant,
 // repetition where the parser does not set them).
-export type Measurement = Pick<ResultRecord, "metric" | "value" | "unit"> & Partial<Pick<ResultRecord, "t" | "variant" | "repetition">>;
+export type Measurement = Pick<ResultRecord, "metric" | "value" | "unit"> &
+  Partial<Pick<ResultRecord, "t" | "variant" | "repetition">>;
 
 /**
  * The cell a record belongs to: run cells and records share these fields (a cell's id is not on its records).
  * A cell of a study with servers has its verb variant (<server>-<state>) and its server; its records the
  * server and the state: both give the same key (servers.ts cellIdentity).
  */
-export const cellKey = (c: Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition"> & { server?: string }): string => {
+export const cellKey = (
+  c: Pick<ResultRecord, "study" | "workload" | "system" | "variant" | "concurrency" | "repetition"> & {
+    server?: string;
+  },
+): string => {
   const id = cellIdentity(c);
   return [c.study, c.workload, c.system, id.server, id.variant, c.concurrency, c.repetition].join("\u0000");
 };
@@ -29,13 +34,21 @@ export type LegacyServer = (r: { study: string; workload: string; variant: strin
 
 /** A row without a server field (old runs, data/published) with server and variant derived; others as they are. */
 function withServer(rec: Record<string, unknown>, legacy: LegacyServer): Record<string, unknown> {
-  if (rec.server !== undefined || typeof rec.study !== "string" || typeof rec.workload !== "string" || typeof rec.variant !== "string") return rec;
+  if (
+    rec.server !== undefined ||
+    typeof rec.study !== "string" ||
+    typeof rec.workload !== "string" ||
+    typeof rec.variant !== "string"
+  )
+    return rec;
   return { ...rec, ...legacy({ study: rec.study, workload: rec.workload, variant: rec.variant }) };
 }
 
 export function toCsv(records: ResultRecord[]): string {
   // t=null is written as an empty field, read back as null.
-  return csvFormat(records.map((r) => ({ ...r, t: r.t ?? "" })) as unknown as Record<string, string>[], recordColumns) + "\n";
+  return (
+    csvFormat(records.map((r) => ({ ...r, t: r.t ?? "" })) as unknown as Record<string, string>[], recordColumns) + "\n"
+  );
 }
 
 export function toJsonl(records: ResultRecord[]): string {
@@ -47,17 +60,24 @@ export function toJsonl(records: ResultRecord[]): string {
 export function fromCsv(text: string, fileLabel: string, legacy: LegacyServer = legacyServer): ResultRecord[] {
   const rows = csvParse(text);
   const missing = recordColumns.filter((c) => !rows.columns.includes(c) && c !== "server");
-  if (missing.length) throw new ParseError(`${fileLabel}: missing column(s) ${missing.join(", ")}; expected header: ${recordColumns.join(",")}`);
+  if (missing.length)
+    throw new ParseError(
+      `${fileLabel}: missing column(s) ${missing.join(", ")}; expected header: ${recordColumns.join(",")}`,
+    );
   return rows.map((row, i) => {
-    const rec: Record<string, unknown> = withServer({
-      ...row,
-      concurrency: Number(row.concurrency),
-      repetition: Number(row.repetition),
-      value: Number(row.value),
-      t: row.t === "" || row.t === undefined ? null : Number(row.t),
-    }, legacy);
+    const rec: Record<string, unknown> = withServer(
+      {
+        ...row,
+        concurrency: Number(row.concurrency),
+        repetition: Number(row.repetition),
+        value: Number(row.value),
+        t: row.t === "" || row.t === undefined ? null : Number(row.t),
+      },
+      legacy,
+    );
     for (const k of Object.keys(rec)) if (!recordColumns.includes(k)) delete rec[k];
-    if (!validateRecord(rec)) throw new ParseError(`${fileLabel} line ${i + 2}: ${describeErrors(validateRecord.errors)}`);
+    if (!validateRecord(rec))
+      throw new ParseError(`${fileLabel} line ${i + 2}: ${describeErrors(validateRecord.errors)}`);
     return rec;
   });
 }
@@ -73,8 +93,10 @@ export function fromJsonl(text: string, fileLabel: string, legacy: LegacyServer 
       } catch {
         throw new ParseError(`${fileLabel} line ${i + 1}: not JSON`);
       }
-      if (rec && typeof rec === "object" && !Array.isArray(rec)) rec = withServer(rec as Record<string, unknown>, legacy);
-      if (!validateRecord(rec)) throw new ParseError(`${fileLabel} line ${i + 1}: ${describeErrors(validateRecord.errors)}`);
+      if (rec && typeof rec === "object" && !Array.isArray(rec))
+        rec = withServer(rec as Record<string, unknown>, legacy);
+      if (!validateRecord(rec))
+        throw new ParseError(`${fileLabel} line ${i + 1}: ${describeErrors(validateRecord.errors)}`);
       return rec;
     });
 }

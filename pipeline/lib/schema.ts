@@ -4,7 +4,18 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { schemaDir } from "./paths.ts";
 import { UserError } from "./errors.ts";
-import type { ClaimsFile, Profile, Ran, ResultRecord, RunCatalogues, RunManifest, SiteCatalog, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
+import type {
+  ClaimsFile,
+  Profile,
+  Ran,
+  ResultRecord,
+  RunCatalogues,
+  RunManifest,
+  SiteCatalog,
+  StudyFile,
+  SystemFile,
+  WorkloadFile,
+} from "../schema/types.ts";
 
 // One set of JSON Schemas, used by the pipeline when it writes and by publish/validate when it reads
 // (the site reads only what publish validated).
@@ -51,7 +62,8 @@ function shown(v: unknown): string {
 // What was given and what is valid, for the errors whose ajv message says neither.
 function detail(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
-  if (e.keyword === "enum") return ` (${(p.allowedValues as unknown[]).join(", ")})${e.data === undefined ? "" : `; got ${shown(e.data)}`}`;
+  if (e.keyword === "enum")
+    return ` (${(p.allowedValues as unknown[]).join(", ")})${e.data === undefined ? "" : `; got ${shown(e.data)}`}`;
   if (e.keyword === "additionalProperties") {
     const valid = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
     return `: '${String(p.additionalProperty)}'${valid.length ? `; valid: ${valid.join(", ")}` : ""}`;

@@ -18,14 +18,19 @@ export function legacyServer(r: { study: string; workload: string; variant: stri
 }
 
 /** A manifest cell with its server: as written (new runs), else derived from the study folder (runs from before the field). */
-export function withCellServer<C extends { study: string; workload: string; variant: string; server?: string }>(c: C): C {
+export function withCellServer<C extends { study: string; workload: string; variant: string; server?: string }>(
+  c: C,
+): C {
   if (c.server !== undefined) return c;
   const { server } = legacyServer(c);
   return server ? { ...c, server } : c;
 }
 
 /** A claims file kept by a run from before claim sides named their server (variant <server>-<state>): each such side as server + state. */
-export function withSideServers<F extends { claims: Array<{ workload: string; a: Side; b: Side }> }>(study: string, file: F): F {
+export function withSideServers<F extends { claims: Array<{ workload: string; a: Side; b: Side }> }>(
+  study: string,
+  file: F,
+): F {
   const rule = catalogRule(study);
   if (!rule) return file;
   const side = (workload: string, s: Side): Side => {

@@ -7,15 +7,24 @@
 // rewritten. Pure (no file system): the site and verdicts.ts use it.
 import type { StudyFile, WorkloadFile } from "../schema/types.ts";
 
-export interface ServerSplit { server: string; variant: string }
+export interface ServerSplit {
+  server: string;
+  variant: string;
+}
 
 /** What a study says about its servers: the servers its variants start with, and the server a workload pins. */
-export interface ServerRule { servers: string[]; pinned: Record<string, string> }
+export interface ServerRule {
+  servers: string[];
+  pinned: Record<string, string>;
+}
 
 /** The study's server rule (study.json variants.servers, workloads' trivial_server); undefined: a study without servers. */
 export function serverRule(def: Pick<StudyFile, "variants"> & { workloads: WorkloadFile[] }): ServerRule | undefined {
   const v = def.variants as { servers?: unknown } | undefined;
-  const servers = v && !Array.isArray(v) && Array.isArray(v.servers) ? v.servers.filter((s): s is string => typeof s === "string") : [];
+  const servers =
+    v && !Array.isArray(v) && Array.isArray(v.servers)
+      ? v.servers.filter((s): s is string => typeof s === "string")
+      : [];
   const pinned: Record<string, string> = {};
   for (const w of def.workloads) if (typeof w.trivial_server === "string") pinned[w.name] = w.trivial_server;
   return servers.length || Object.keys(pinned).length ? { servers, pinned } : undefined;

@@ -35,8 +35,10 @@ export function median(values: number[]): number {
 // Checked against table values in pipeline/test/stats.test.ts.
 
 // ln Γ(x), Lanczos approximation (g = 7, n = 9; accurate to ~15 digits for x > 0).
-const LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+const LANCZOS = [
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+];
 export function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
   const z = x - 1;
@@ -81,7 +83,9 @@ export function incompleteBeta(x: number, a: number, b: number): number {
   if (x >= 1) return 1;
   const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
   // The continued fraction converges fast for x < (a + 1) / (a + b + 2); otherwise use the symmetry I_x(a, b) = 1 - I_{1-x}(b, a).
-  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(x, a, b)) / a : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
+  return x < (a + 1) / (a + b + 2)
+    ? (front * betaContinuedFraction(x, a, b)) / a
+    : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
 }
 
 /** P(T ≤ t) for Student's t with df degrees of freedom. */

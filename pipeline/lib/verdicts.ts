@@ -29,8 +29,16 @@ import { memberClaim, pairedRepetitions, type PairedSample } from "./paired-samp
 import { tQuantile } from "./stats.ts";
 
 export {
-  cellMatchesSide, claimHasWorkload, claimSides, memberClaim, pairedRepetitions, pairedSamples, sideHasWorkload, workloadText,
-  type PairedSample, type SideSelector,
+  cellMatchesSide,
+  claimHasWorkload,
+  claimSides,
+  memberClaim,
+  pairedRepetitions,
+  pairedSamples,
+  sideHasWorkload,
+  workloadText,
+  type PairedSample,
+  type SideSelector,
 } from "./paired-samples.ts";
 
 const mean = (v: number[]): number => v.reduce((s, x) => s + x, 0) / v.length;
@@ -76,7 +84,12 @@ export interface JudgeOptions {
   tieMargin?: number;
 }
 
-export const DEFAULT_JUDGE_OPTIONS: Required<Omit<JudgeOptions, "level">> = { alpha: 0.05, looks: 1, minRepetitions: 5, tieMargin: 0.05 };
+export const DEFAULT_JUDGE_OPTIONS: Required<Omit<JudgeOptions, "level">> = {
+  alpha: 0.05,
+  looks: 1,
+  minRepetitions: 5,
+  tieMargin: 0.05,
+};
 
 /** A two-look sequential plan: look 1 after `base` repetitions at alpha1, look 2 after more (up to `max`) at alpha2. */
 export interface LookPlan {
@@ -112,7 +125,12 @@ export type SequentialJudgement = ClaimJudgement & { look: 1 | 2 };
  * a claim decided there keeps that verdict, whatever repetitions were added later for other claims. Still
  * undecided and with repetitions beyond `base`: look 2 on all of them (level alpha2).
  */
-export function judgeSequentialClaim(claim: Claim, samples: PairedSample[], plan: LookPlan, opts: Omit<JudgeOptions, "level" | "looks"> = {}): SequentialJudgement {
+export function judgeSequentialClaim(
+  claim: Claim,
+  samples: PairedSample[],
+  plan: LookPlan,
+  opts: Omit<JudgeOptions, "level" | "looks"> = {},
+): SequentialJudgement {
   if (claim.each_of) {
     // every workload as its own two-look test (Bonferroni: the plan's alphas divided by k for the family-wise side)
     let look: 1 | 2 = 1;
@@ -133,8 +151,10 @@ export function judgeSequentialClaim(claim: Claim, samples: PairedSample[], plan
 
 /** The region of the oriented ratio where the claim holds, as [lo, hi] (infinite ends allowed). */
 export function claimRegion(claim: Claim): { lo: number; hi: number } {
-  if (claim.kind === "size" && claim.size) return { lo: claim.size.ratio / (1 + claim.size.tolerance), hi: claim.size.ratio * (1 + claim.size.tolerance) };
-  if (claim.kind === "threshold" && claim.threshold) return { lo: claim.threshold.min ?? 0, hi: claim.threshold.max ?? Infinity };
+  if (claim.kind === "size" && claim.size)
+    return { lo: claim.size.ratio / (1 + claim.size.tolerance), hi: claim.size.ratio * (1 + claim.size.tolerance) };
+  if (claim.kind === "threshold" && claim.threshold)
+    return { lo: claim.threshold.min ?? 0, hi: claim.threshold.max ?? Infinity };
   return { lo: 1, hi: Infinity };
 }
 
@@ -166,14 +186,23 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
   const valid = samples.filter((s) => s.a > 0 && s.b > 0 && Number.isFinite(s.a) && Number.isFinite(s.b));
   const n = valid.length;
   if (n === 0) {
-    return { verdict: "not measured", n: 0, why: samples.length ? "no repetition has a positive value on both sides, so no ratio can be taken" : "no repetition measured both sides" };
+    return {
+      verdict: "not measured",
+      n: 0,
+      why: samples.length
+        ? "no repetition has a positive value on both sides, so no ratio can be taken"
+        : "no repetition measured both sides",
+    };
   }
   const d = valid.map((s) => (claim.better === "higher" ? Math.log(s.a / s.b) : Math.log(s.b / s.a)));
   const m = mean(d);
   const ratio = Math.exp(m);
   if (n < o.minRepetitions) {
     return {
-      verdict: "undecided", n, ratio, moreRepetitions: o.minRepetitions - n,
+      verdict: "undecided",
+      n,
+      ratio,
+      moreRepetitions: o.minRepetitions - n,
       why: `${n} of ${o.minRepetitions} repetitions: too few for an interval (ours ${fmtRatio(ratio)} is shown without one; the claim holds for ${regionText(claim)})`,
     };
   }
@@ -188,7 +217,11 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
   const tieLo = -Math.log(1 + o.tieMargin);
   const tieHi = Math.log(1 + o.tieMargin);
   if (claim.kind === "ordering" && m - h >= tieLo && m + h <= tieHi) {
-    return { ...base, verdict: "tie", why: `${ivText}: the whole interval lies within ${Math.round(o.tieMargin * 100)} % of 1, so no meaningful difference` };
+    return {
+      ...base,
+      verdict: "tie",
+      why: `${ivText}: the whole interval lies within ${Math.round(o.tieMargin * 100)} % of 1, so no meaningful difference`,
+    };
   }
   const region = claimRegion(claim);
   const rlo = region.lo > 0 ? Math.log(region.lo) : -Infinity;
@@ -196,17 +229,32 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
   // Ordering: "holds" means a strictly beats b (the interval excludes 1).
   const inside = claim.kind === "ordering" ? m - h > 0 : m - h >= rlo && m + h <= rhi;
   const outside = claim.kind === "ordering" ? m + h < 0 : m + h < rlo || m - h > rhi;
-  if (inside) return { ...base, verdict: "reproduces", why: `${ivText}: the whole interval lies where the claim holds (${regionText(claim)})` };
-  if (outside) return { ...base, verdict: "does not reproduce", why: `${ivText}: the whole interval lies outside where the claim holds (${regionText(claim)})` };
+  if (inside)
+    return {
+      ...base,
+      verdict: "reproduces",
+      why: `${ivText}: the whole interval lies where the claim holds (${regionText(claim)})`,
+    };
+  if (outside)
+    return {
+      ...base,
+      verdict: "does not reproduce",
+      why: `${ivText}: the whole interval lies outside where the claim holds (${regionText(claim)})`,
+    };
   // Undecided: the half-width that would decide is the distance from the estimate to the nearest bound
   // it must clear (for an ordering claim inside the tie zone, also the tie edges: whichever decides later).
   let needed: number;
   const edges = [rlo, rhi].filter(Number.isFinite);
-  if (claim.kind === "ordering") needed = Math.abs(m) >= tieHi ? Math.abs(m) : Math.max(Math.abs(m), tieHi - Math.abs(m));
+  if (claim.kind === "ordering")
+    needed = Math.abs(m) >= tieHi ? Math.abs(m) : Math.max(Math.abs(m), tieHi - Math.abs(m));
   else needed = Math.min(...edges.map((e) => Math.abs(m - e)));
   const moreRepetitions = needed > 0 ? Math.max(1, Math.ceil(n * (h / needed) ** 2 - n)) : undefined;
   return {
-    ...base, verdict: "undecided", moreRepetitions, decisiveLogHalfWidth: needed, sdLog: sd,
+    ...base,
+    verdict: "undecided",
+    moreRepetitions,
+    decisiveLogHalfWidth: needed,
+    sdLog: sd,
     why: `${ivText}: the interval straddles a bound of where the claim holds (${regionText(claim)}); its relative half-width is ${Number((relHalfWidth * 100).toPrecision(2))} %${moreRepetitions !== undefined ? `, about ${moreRepetitions} more repetition${moreRepetitions === 1 ? "" : "s"} would decide` : ""}`,
   };
 }
@@ -217,7 +265,8 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
  * ratio sits on a bound needs more than any budget: the runner spends no repetitions on it.
  */
 export function lookTwoCouldDecide(j: ClaimJudgement, n: number, level: number): boolean {
-  if (j.verdict !== "undecided" || j.sdLog === undefined || j.decisiveLogHalfWidth === undefined || n < 2 || level <= 0) return false;
+  if (j.verdict !== "undecided" || j.sdLog === undefined || j.decisiveLogHalfWidth === undefined || n < 2 || level <= 0)
+    return false;
   return (tQuantile(1 - level / 2, n - 1) * j.sdLog) / Math.sqrt(n) < j.decisiveLogHalfWidth;
 }
 
@@ -231,7 +280,11 @@ export function lookTwoCouldDecide(j: ClaimJudgement, n: number, level: number):
  * workload lacks either side; otherwise undecided. The figures shown are the weakest workload's. `judge` judges one
  * workload at the claim's level divided by k (k = 1, or the number of workloads).
  */
-function judgeEach(claim: Claim, samples: PairedSample[], judge: (member: Claim, own: PairedSample[], k: number) => ClaimJudgement): ClaimJudgement {
+function judgeEach(
+  claim: Claim,
+  samples: PairedSample[],
+  judge: (member: Claim, own: PairedSample[], k: number) => ClaimJudgement,
+): ClaimJudgement {
   const ws = claim.each_of!;
   const members = ws.map((w) => {
     const m = memberClaim(claim, w);
@@ -239,24 +292,59 @@ function judgeEach(claim: Claim, samples: PairedSample[], judge: (member: Claim,
     return { at: { ...judge(m, own, 1), workload: w }, familyWise: judge(m, own, ws.length) };
   });
   const list = members.map((m) => m.at);
-  const text = (m: MemberJudgement) => `${m.workload} ${m.ratio !== undefined ? fmtRatio(m.ratio) : "—"}${m.lo !== undefined ? ` (${fmtRatio(m.lo)}–${fmtRatio(m.hi!)})` : ""}`;
+  const text = (m: MemberJudgement) =>
+    `${m.workload} ${m.ratio !== undefined ? fmtRatio(m.ratio) : "—"}${m.lo !== undefined ? ` (${fmtRatio(m.lo)}–${fmtRatio(m.hi!)})` : ""}`;
   const missing = list.filter((m) => m.verdict === "not measured");
-  if (missing.length) return { verdict: "not measured", n: 0, members: list, why: `not measured on ${missing.map((m) => `${m.workload} (${m.why})`).join("; ")}` };
+  if (missing.length)
+    return {
+      verdict: "not measured",
+      n: 0,
+      members: list,
+      why: `not measured on ${missing.map((m) => `${m.workload} (${m.why})`).join("; ")}`,
+    };
   const weakest = [...list].sort((x, y) => (x.lo ?? x.ratio ?? 0) - (y.lo ?? y.ratio ?? 0))[0];
-  const shown = { n: Math.min(...list.map((m) => m.n)), ratio: weakest.ratio, lo: weakest.lo, hi: weakest.hi, relHalfWidth: weakest.relHalfWidth, members: list };
-  const refuting = members.filter((m) => m.familyWise.verdict === "does not reproduce" || m.familyWise.verdict === "tie");
+  const shown = {
+    n: Math.min(...list.map((m) => m.n)),
+    ratio: weakest.ratio,
+    lo: weakest.lo,
+    hi: weakest.hi,
+    relHalfWidth: weakest.relHalfWidth,
+    members: list,
+  };
+  const refuting = members.filter(
+    (m) => m.familyWise.verdict === "does not reproduce" || m.familyWise.verdict === "tie",
+  );
   if (refuting.length) {
     const which = refuting.map((m) => `${m.at.workload} (${m.familyWise.verdict}: ${m.familyWise.why})`).join("; ");
     const worst = refuting.map((m) => m.at).sort((x, y) => (x.ratio ?? 0) - (y.ratio ?? 0))[0];
-    return { ...shown, ratio: worst.ratio, lo: worst.lo, hi: worst.hi, relHalfWidth: worst.relHalfWidth, verdict: "does not reproduce", why: `fails on ${refuting.length} of ${ws.length} workloads, each judged at the level divided by ${ws.length} (Bonferroni): ${which}` };
+    return {
+      ...shown,
+      ratio: worst.ratio,
+      lo: worst.lo,
+      hi: worst.hi,
+      relHalfWidth: worst.relHalfWidth,
+      verdict: "does not reproduce",
+      why: `fails on ${refuting.length} of ${ws.length} workloads, each judged at the level divided by ${ws.length} (Bonferroni): ${which}`,
+    };
   }
-  if (list.every((m) => m.verdict === "reproduces")) return { ...shown, verdict: "reproduces", why: `holds on all ${ws.length} workloads, every interval where the claim holds (${regionText(claim)}; intersection-union test); weakest ${text(weakest)}` };
+  if (list.every((m) => m.verdict === "reproduces"))
+    return {
+      ...shown,
+      verdict: "reproduces",
+      why: `holds on all ${ws.length} workloads, every interval where the claim holds (${regionText(claim)}; intersection-union test); weakest ${text(weakest)}`,
+    };
   const open = list.filter((m) => m.verdict !== "reproduces");
   // how far from deciding: a workload straddling 1 at the claim's level, or one lost there but not at level / k
-  const pending = members.filter((m) => m.at.verdict !== "reproduces").map((m) => (m.at.verdict === "undecided" ? m.at : m.familyWise));
+  const pending = members
+    .filter((m) => m.at.verdict !== "reproduces")
+    .map((m) => (m.at.verdict === "undecided" ? m.at : m.familyWise));
   const slowest = [...pending].sort((x, y) => (y.moreRepetitions ?? 0) - (x.moreRepetitions ?? 0))[0];
   return {
-    ...shown, verdict: "undecided", moreRepetitions: slowest.moreRepetitions, decisiveLogHalfWidth: slowest.decisiveLogHalfWidth, sdLog: slowest.sdLog,
+    ...shown,
+    verdict: "undecided",
+    moreRepetitions: slowest.moreRepetitions,
+    decisiveLogHalfWidth: slowest.decisiveLogHalfWidth,
+    sdLog: slowest.sdLog,
     why: `holds on ${ws.length - open.length} of ${ws.length} workloads; not yet decided on ${open.map(text).join(", ")}${slowest.moreRepetitions !== undefined ? `; about ${slowest.moreRepetitions} more repetitions would decide` : ""}`,
   };
 }

@@ -20,7 +20,8 @@ interface HyperfineResult {
 }
 
 function finite(v: unknown, what: string): number {
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new ParseError(`hyperfine.json: '${what}' is not a number (got ${JSON.stringify(v)})`);
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new ParseError(`hyperfine.json: '${what}' is not a number (got ${JSON.stringify(v)})`);
   return v;
 }
 
@@ -32,10 +33,15 @@ export function parseHyperfineJson(text: string): Measurement[] {
     throw new ParseError(`hyperfine.json is not JSON: ${(e as Error).message}`);
   }
   const results = (doc as { results?: unknown }).results;
-  if (!Array.isArray(results) || results.length === 0) throw new ParseError("hyperfine.json has no 'results' array (did hyperfine finish?)");
-  if (results.length !== 1) throw new ParseError(`hyperfine.json has ${results.length} results; the analytical run verb times exactly one command per cell`);
+  if (!Array.isArray(results) || results.length === 0)
+    throw new ParseError("hyperfine.json has no 'results' array (did hyperfine finish?)");
+  if (results.length !== 1)
+    throw new ParseError(
+      `hyperfine.json has ${results.length} results; the analytical run verb times exactly one command per cell`,
+    );
   const r = results[0] as HyperfineResult;
-  if (!Array.isArray(r.times) || r.times.length === 0) throw new ParseError("hyperfine.json result has no 'times' (individual runs)");
+  if (!Array.isArray(r.times) || r.times.length === 0)
+    throw new ParseError("hyperfine.json result has no 'times' (individual runs)");
   const failed = (r.exit_codes ?? []).filter((c) => c !== 0).length;
   if (failed) throw new ParseError(`hyperfine.json: ${failed} of ${r.times.length} runs exited non-zero`);
   const ms = (s: number) => s * 1000;
@@ -43,7 +49,9 @@ export function parseHyperfineJson(text: string): Measurement[] {
     { metric: "time_mean", value: ms(finite(r.mean, "mean")), unit: "ms" },
     { metric: "time_median", value: ms(finite(r.median, "median")), unit: "ms" },
     // hyperfine writes stddev null when there was a single run
-    ...(r.stddev === null || r.stddev === undefined ? [] : [{ metric: "time_stddev", value: ms(finite(r.stddev, "stddev")), unit: "ms" as const }]),
+    ...(r.stddev === null || r.stddev === undefined
+      ? []
+      : [{ metric: "time_stddev", value: ms(finite(r.stddev, "stddev")), unit: "ms" as const }]),
     { metric: "time_min", value: ms(finite(r.min, "min")), unit: "ms" },
     { metric: "time_max", value: ms(finite(r.max, "max")), unit: "ms" },
   ];

@@ -29,21 +29,23 @@ const LATENCY_KEYS = ["p50", "p90", "p95", "p99", "p999", "max", "mean"] as cons
 
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
-
 function summary(doc: unknown): Summary {
   const s = doc as Summary;
   const what = "k6 output";
-  if (!s || typeof s !== "object" || s.tool !== "k6") throw new ParseError(`${what}: expected k6/mcp-call.js's summary (field tool = "k6")`);
+  if (!s || typeof s !== "object" || s.tool !== "k6")
+    throw new ParseError(`${what}: expected k6/mcp-call.js's summary (field tool = "k6")`);
   for (const k of ["calls", "ok", "throughput_per_s", "concurrency"] as const) {
     if (!isNum(s[k])) throw new ParseError(`${what}: '${k}' is missing or not a number`);
   }
   if (!s.errors || !isNum(s.errors.total)) throw new ParseError(`${what}: 'errors.total' is missing or not a number`);
-  if (s.ok + s.errors.total !== s.calls) throw new ParseError(`${what}: ok (${s.ok}) + errors (${s.errors.total}) is not calls (${s.calls})`);
+  if (s.ok + s.errors.total !== s.calls)
+    throw new ParseError(`${what}: ok (${s.ok}) + errors (${s.errors.total}) is not calls (${s.calls})`);
   if (!s.latency_ms || typeof s.latency_ms !== "object") throw new ParseError(`${what}: 'latency_ms' is missing`);
   // k6 has no latency sample when no call succeeded or none was sent: then every key is null.
   const present = LATENCY_KEYS.filter((k) => s.latency_ms[k] !== null && s.latency_ms[k] !== undefined);
   if (present.length > 0) {
-    for (const k of LATENCY_KEYS) if (!isNum(s.latency_ms[k])) throw new ParseError(`${what}: latency_ms.${k} is missing or not a number`);
+    for (const k of LATENCY_KEYS)
+      if (!isNum(s.latency_ms[k])) throw new ParseError(`${what}: latency_ms.${k} is missing or not a number`);
   }
   return s;
 }
@@ -60,7 +62,8 @@ export function parseK6(stdout: string, cellDir?: string): Measurement[] {
   // counts as 0 ms), while mcp-load's percentiles are of successful calls only. With errors the
   // k6 percentiles would mix the two, so they are withheld: the cell shows its errors instead.
   // A percentile needs at least 10/(1-p) calls in its sample (percentiles.ts).
-  if (isNum(s.latency_ms.p50) && s.errors.total === 0) for (const k of LATENCY_KEYS) if (publishable(k, s.ok)) add(`latency_${k}`, s.latency_ms[k] as number, "ms");
+  if (isNum(s.latency_ms.p50) && s.errors.total === 0)
+    for (const k of LATENCY_KEYS) if (publishable(k, s.ok)) add(`latency_${k}`, s.latency_ms[k] as number, "ms");
 
   if (!cellDir) return out;
   out.push(...warmupFromCell(cellDir));
@@ -69,7 +72,10 @@ export function parseK6(stdout: string, cellDir?: string): Measurement[] {
     const cpu = parseJson(readFileSync(cpuFile, "utf8"), "k6-cpu.json") as { per_call_us?: unknown; window?: unknown };
     // null when k6 ended before the window closed: no figure rather than a wrong one.
     if (cpu.per_call_us !== null && cpu.per_call_us !== undefined) {
-      if (!isNum(cpu.per_call_us) || cpu.per_call_us <= 0) throw new ParseError(`k6-cpu.json: per_call_us must be a positive number or null, got ${JSON.stringify(cpu.per_call_us)}`);
+      if (!isNum(cpu.per_call_us) || cpu.per_call_us <= 0)
+        throw new ParseError(
+          `k6-cpu.json: per_call_us must be a positive number or null, got ${JSON.stringify(cpu.per_call_us)}`,
+        );
       add("client_cpu_per_call", cpu.per_call_us, "us");
     }
   }

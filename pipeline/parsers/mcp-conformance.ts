@@ -20,7 +20,12 @@ export interface ScenarioResult {
   own?: boolean;
 }
 /** The protocolVersion the server answered to initialize for one client revision (null: initialize failed, see message). */
-export interface Negotiated { client: string; requested: string; answered: string | null; message?: string }
+export interface Negotiated {
+  client: string;
+  requested: string;
+  answered: string | null;
+  message?: string;
+}
 export interface Report {
   tool: "mcp-conformance";
   suite_version: string;
@@ -42,21 +47,45 @@ export function readReport(text: string): Report {
 
 function validReport(doc: unknown): Report {
   const r = doc as Partial<Report>;
-  if (r?.tool !== "mcp-conformance") throw new ParseError(`conformance report: tool is ${JSON.stringify(r?.tool)}, expected "mcp-conformance"`);
-  if (!Array.isArray(r.scenarios) || r.scenarios.length === 0) throw new ParseError("conformance report: no scenarios (expected at least one applicable scenario)");
+  if (r?.tool !== "mcp-conformance")
+    throw new ParseError(`conformance report: tool is ${JSON.stringify(r?.tool)}, expected "mcp-conformance"`);
+  if (!Array.isArray(r.scenarios) || r.scenarios.length === 0)
+    throw new ParseError("conformance report: no scenarios (expected at least one applicable scenario)");
   for (const s of r.scenarios) {
-    if (typeof s?.scenario !== "string" || !SCENARIO.test(s.scenario)) throw new ParseError(`conformance report: scenario name ${JSON.stringify(s?.scenario)} is not valid (lowercase words joined by -)`);
-    if (s.status !== "pass" && s.status !== "fail") throw new ParseError(`conformance report: ${s.scenario} has status ${JSON.stringify(s.status)} (valid: pass, fail)`);
+    if (typeof s?.scenario !== "string" || !SCENARIO.test(s.scenario))
+      throw new ParseError(
+        `conformance report: scenario name ${JSON.stringify(s?.scenario)} is not valid (lowercase words joined by -)`,
+      );
+    if (s.status !== "pass" && s.status !== "fail")
+      throw new ParseError(
+        `conformance report: ${s.scenario} has status ${JSON.stringify(s.status)} (valid: pass, fail)`,
+      );
   }
-  if (r.negotiated !== undefined && (!Array.isArray(r.negotiated) || r.negotiated.some((n) => typeof n?.requested !== "string" || (n.answered !== null && typeof n.answered !== "string")))) {
-    throw new ParseError("conformance report: negotiated must be a list of {client, requested, answered (string or null)}");
+  if (
+    r.negotiated !== undefined &&
+    (!Array.isArray(r.negotiated) ||
+      r.negotiated.some(
+        (n) => typeof n?.requested !== "string" || (n.answered !== null && typeof n.answered !== "string"),
+      ))
+  ) {
+    throw new ParseError(
+      "conformance report: negotiated must be a list of {client, requested, answered (string or null)}",
+    );
   }
   return r as Report;
 }
 
 export function parse(ctx: { stdout: string }): Measurement[] {
   const report = readReport(ctx.stdout);
-  const perScenario: Measurement[] = report.scenarios.map((s) => ({ metric: scenarioMetric(s.scenario), value: s.status === "pass" ? 1 : 0, unit: "count" }));
+  const perScenario: Measurement[] = report.scenarios.map((s) => ({
+    metric: scenarioMetric(s.scenario),
+    value: s.status === "pass" ? 1 : 0,
+    unit: "count",
+  }));
   const passed = report.scenarios.filter((s) => s.status === "pass").length;
-  return [...perScenario, { metric: "conformance_passed", value: passed, unit: "count" }, { metric: "conformance_applicable", value: report.scenarios.length, unit: "count" }];
+  return [
+    ...perScenario,
+    { metric: "conformance_passed", value: passed, unit: "count" },
+    { metric: "conformance_applicable", value: report.scenarios.length, unit: "count" },
+  ];
 }

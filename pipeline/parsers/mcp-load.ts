@@ -12,7 +12,15 @@ import { publishable } from "./percentiles.ts";
 // from which come direct_* metrics, the MCP overhead (MCP latency minus direct latency, same
 // queries, same concurrency) and a server_crashed marker. Warm-up is already excluded by both tools.
 
-interface LatencyMs { p50: number; p90: number; p95: number; p99: number; p999: number; max: number; mean: number }
+interface LatencyMs {
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+}
 interface Report {
   tool: string;
   calls: number;
@@ -29,7 +37,6 @@ interface Report {
 
 const LATENCY_KEYS = ["p50", "p90", "p95", "p99", "p999", "max", "mean"] as const;
 
-
 function isNum(v: unknown): v is number {
   return typeof v === "number" && Number.isFinite(v);
 }
@@ -37,13 +44,15 @@ function isNum(v: unknown): v is number {
 // Checks the fields every report (mcp-load's and mcpdb-direct's) shares.
 function report(doc: unknown, tool: string, what: string): Report {
   const r = doc as Report;
-  if (!r || typeof r !== "object" || r.tool !== tool) throw new ParseError(`${what}: expected a ${tool} report (field tool = "${tool}")`);
+  if (!r || typeof r !== "object" || r.tool !== tool)
+    throw new ParseError(`${what}: expected a ${tool} report (field tool = "${tool}")`);
   if (!isNum(r.calls)) throw new ParseError(`${what}: 'calls' is missing or not a number`);
   if (!isNum(r.throughput_per_s)) throw new ParseError(`${what}: 'throughput_per_s' is missing or not a number`);
   if (!r.errors || !isNum(r.errors.total)) throw new ParseError(`${what}: 'errors.total' is missing or not a number`);
   if (r.latency_ms !== null) {
     if (typeof r.latency_ms !== "object") throw new ParseError(`${what}: 'latency_ms' must be an object or null`);
-    for (const k of LATENCY_KEYS) if (!isNum(r.latency_ms[k])) throw new ParseError(`${what}: latency_ms.${k} is missing or not a number`);
+    for (const k of LATENCY_KEYS)
+      if (!isNum(r.latency_ms[k])) throw new ParseError(`${what}: latency_ms.${k} is missing or not a number`);
   }
   return r;
 }
@@ -51,7 +60,10 @@ function report(doc: unknown, tool: string, what: string): Report {
 // errors_<kind>: kinds are mcp-load's (transport, timeout, http_<status>, jsonrpc_<code>,
 // tool_is_error, protocol, session_lost, ...), made metric-safe.
 function kindMetric(prefix: string, kind: string): string {
-  return `${prefix}errors_${kind.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
+  return `${prefix}errors_${kind
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "")}`;
 }
 
 // Successful calls: the latency sample (older reports without 'ok': calls - errors).
@@ -76,7 +88,8 @@ export function parseMcpLoad(stdout: string, cellDir?: string): Measurement[] {
   // No successful call, no latency: the cell reports throughput 0 and its errors only. A percentile
   // needs at least 10/(1-p) successful calls (percentiles.ts).
   const okCalls = okOf(r);
-  if (r.latency_ms) for (const k of LATENCY_KEYS) if (publishable(k, okCalls)) add(`latency_${k}`, r.latency_ms[k], "ms");
+  if (r.latency_ms)
+    for (const k of LATENCY_KEYS) if (publishable(k, okCalls)) add(`latency_${k}`, r.latency_ms[k], "ms");
   if (r.cpu && isNum(r.cpu.per_call_us)) add("client_cpu_per_call", r.cpu.per_call_us, "us");
   if (isNum(r.session_reinits)) add("session_reinits", r.session_reinits, "count");
 

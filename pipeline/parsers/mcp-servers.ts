@@ -19,7 +19,16 @@ import { warmupFromCell } from "./warmup.ts";
 //   open-loop-rate.json  open loop only: {closed_loop_peak, fraction, rate}
 //   faults.json     {server_alive_after_run}
 
-export const ERROR_CLASSES = ["http", "jsonrpc", "is_error", "failed_check", "timeout", "transport", "protocol", "dropped"] as const;
+export const ERROR_CLASSES = [
+  "http",
+  "jsonrpc",
+  "is_error",
+  "failed_check",
+  "timeout",
+  "transport",
+  "protocol",
+  "dropped",
+] as const;
 export const TOOLS = ["search_products", "get_user_cart", "checkout"] as const;
 const LATENCY_KEYS = ["p50", "p90", "p95", "p99", "p999", "max", "mean"] as const;
 
@@ -61,26 +70,33 @@ interface Resources {
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
-
 function checkLatency(l: unknown, what: string): Latency | null {
   if (l === null || l === undefined) return null;
   if (typeof l !== "object") throw new ParseError(`${what} must be an object or null`);
-  for (const k of LATENCY_KEYS) if (!isNum((l as Record<string, unknown>)[k])) throw new ParseError(`${what}.${k} is missing or not a number`);
+  for (const k of LATENCY_KEYS)
+    if (!isNum((l as Record<string, unknown>)[k])) throw new ParseError(`${what}.${k} is missing or not a number`);
   return l as Latency;
 }
 
 function report(doc: unknown): Report {
   const r = doc as Report;
   if (!r || typeof r !== "object" || (r.tool !== "mcp-load" && r.tool !== "k6-seed003")) {
-    throw new ParseError(`expected an mcp-load or k6-seed003 report (field tool), got ${JSON.stringify((r as { tool?: unknown })?.tool)}`);
+    throw new ParseError(
+      `expected an mcp-load or k6-seed003 report (field tool), got ${JSON.stringify((r as { tool?: unknown })?.tool)}`,
+    );
   }
-  for (const k of ["calls", "ok", "throughput_per_s"] as const) if (!isNum(r[k])) throw new ParseError(`${r.tool} report: '${k}' is missing or not a number`);
-  if (!r.errors || !isNum(r.errors.total)) throw new ParseError(`${r.tool} report: 'errors.total' is missing or not a number`);
+  for (const k of ["calls", "ok", "throughput_per_s"] as const)
+    if (!isNum(r[k])) throw new ParseError(`${r.tool} report: '${k}' is missing or not a number`);
+  if (!r.errors || !isNum(r.errors.total))
+    throw new ParseError(`${r.tool} report: 'errors.total' is missing or not a number`);
   r.latency_ms = checkLatency(r.latency_ms, `${r.tool} report: latency_ms`);
-  if (!Array.isArray(r.tools) || r.tools.length === 0) throw new ParseError(`${r.tool} report: 'tools' (per-tool figures) is missing: was mcp-load run with --mix?`);
+  if (!Array.isArray(r.tools) || r.tools.length === 0)
+    throw new ParseError(`${r.tool} report: 'tools' (per-tool figures) is missing: was mcp-load run with --mix?`);
   for (const t of r.tools) {
-    if (!TOOLS.includes(t.name as (typeof TOOLS)[number])) throw new ParseError(`${r.tool} report: unknown tool '${t.name}' (valid: ${TOOLS.join(", ")})`);
-    if (!isNum(t.calls) || !isNum(t.ok) || !isNum(t.throughput_per_s)) throw new ParseError(`${r.tool} report: tools[${t.name}] lacks calls/ok/throughput_per_s`);
+    if (!TOOLS.includes(t.name as (typeof TOOLS)[number]))
+      throw new ParseError(`${r.tool} report: unknown tool '${t.name}' (valid: ${TOOLS.join(", ")})`);
+    if (!isNum(t.calls) || !isNum(t.ok) || !isNum(t.throughput_per_s))
+      throw new ParseError(`${r.tool} report: tools[${t.name}] lacks calls/ok/throughput_per_s`);
     t.latency_ms = checkLatency(t.latency_ms, `${r.tool} report: tools[${t.name}].latency_ms`);
   }
   return r;
@@ -112,7 +128,8 @@ function addLoad(r: Report, add: Add): void {
   for (const t of r.tools!) {
     add(`${t.name}_throughput`, t.throughput_per_s, "calls/s");
     add(`${t.name}_errors`, t.errors?.total ?? 0, "count");
-    if (t.latency_ms) for (const k of LATENCY_KEYS) if (publishable(k, t.ok)) add(`${t.name}_latency_${k}`, t.latency_ms[k], "ms");
+    if (t.latency_ms)
+      for (const k of LATENCY_KEYS) if (publishable(k, t.ok)) add(`${t.name}_latency_${k}`, t.latency_ms[k], "ms");
   }
   for (const key of ["p95", "p99"] as const) {
     // The seed's averaged percentile: each tool's own percentile must be publishable.
@@ -130,7 +147,8 @@ function addToolFigures(r: Report, add: Add): void {
   if (r.tool === "mcp-load" && isNum(r.warmup_s)) add("warmup_s", r.warmup_s, "s");
   if (r.tool === "mcp-load" && typeof r.steady === "boolean") add("steady", r.steady ? 1 : 0, "count");
   // The seed's way of counting: everything over the whole run, warm-up and ramps included.
-  if (r.tool === "mcp-load" && r.whole_run && isNum(r.whole_run.rate_per_s)) add("seed_way_rps", r.whole_run.rate_per_s, "calls/s");
+  if (r.tool === "mcp-load" && r.whole_run && isNum(r.whole_run.rate_per_s))
+    add("seed_way_rps", r.whole_run.rate_per_s, "calls/s");
   if (r.tool === "k6-seed003" && r.seed_way && isNum(r.seed_way.rps)) {
     add("seed_way_rps", r.seed_way.rps, "calls/s");
     const sl = checkLatency(r.seed_way.latency_ms, "k6-seed003 report: seed_way.latency_ms");
@@ -154,7 +172,12 @@ function addResources(r: Report, cellDir: string, add: Add): void {
   // Per call sent: dropped open-loop arrivals are in calls (as errors) but cost no CPU.
   const sent = r.calls - (isNum(r.open_loop?.dropped) ? r.open_loop.dropped : 0);
   const perK = (cpu: number | undefined) => (isNum(cpu) && sent > 0 ? (cpu / sent) * 1000 : null);
-  const parts: [string, number | undefined][] = [["server", res.server?.cpu_s], ["redis", res.redis?.cpu_s], ["api", res.api_service?.cpu_s], ["loadgen", res.loadgen?.cpu_s]];
+  const parts: [string, number | undefined][] = [
+    ["server", res.server?.cpu_s],
+    ["redis", res.redis?.cpu_s],
+    ["api", res.api_service?.cpu_s],
+    ["loadgen", res.loadgen?.cpu_s],
+  ];
   for (const [name, cpu] of parts) {
     const v = perK(cpu);
     if (v !== null) add(`${name}_cpu_per_1k_calls`, v, "s");
@@ -174,7 +197,10 @@ function addResources(r: Report, cellDir: string, add: Add): void {
 function addCellFiles(cellDir: string, add: Add): void {
   const rateFile = path.join(cellDir, "open-loop-rate.json");
   if (existsSync(rateFile)) {
-    const o = parseJson(readFileSync(rateFile, "utf8"), "open-loop-rate.json") as { fraction?: number; closed_loop_peak?: number };
+    const o = parseJson(readFileSync(rateFile, "utf8"), "open-loop-rate.json") as {
+      fraction?: number;
+      closed_loop_peak?: number;
+    };
     if (isNum(o.fraction)) add("open_loop_fraction", o.fraction, "ratio");
   }
   const faultsFile = path.join(cellDir, "faults.json");

@@ -44,15 +44,25 @@ export function latenciesFromLogs(cellDir: string): { latenciesMs: Float64Array;
 export function parsePgbench(stdout: string, cellDir?: string): Measurement[] {
   if (!/^tps = [\d.]+/m.test(stdout)) {
     const err = stdout.match(/^pgbench: error: .*$/m);
-    throw new ParseError(err ? `pgbench failed: ${err[0]}` : "pgbench output has no 'tps = ' line (did the run finish?)");
+    throw new ParseError(
+      err ? `pgbench failed: ${err[0]}` : "pgbench output has no 'tps = ' line (did the run finish?)",
+    );
   }
   const out: Measurement[] = [];
   const add = (metric: string, value: number, unit: Measurement["unit"], t: number | null = null) => {
     if (!Number.isFinite(value)) throw new ParseError(`pgbench ${metric} is not a number`);
     out.push({ metric, value, unit, t });
   };
-  add("tps", num(stdout, /^tps = ([\d.]+) \(without initial connection time\)/m, "tps = … (without initial connection time)"), "tx/s");
-  add("transactions", num(stdout, /^number of transactions actually processed: (\d+)/m, "number of transactions actually processed"), "count");
+  add(
+    "tps",
+    num(stdout, /^tps = ([\d.]+) \(without initial connection time\)/m, "tps = … (without initial connection time)"),
+    "tx/s",
+  );
+  add(
+    "transactions",
+    num(stdout, /^number of transactions actually processed: (\d+)/m, "number of transactions actually processed"),
+    "count",
+  );
   const failed = stdout.match(/^number of failed transactions: (\d+)/m);
   add("errors", failed ? Number(failed[1]) : 0, "count");
   add("latency_avg", num(stdout, /^latency average = ([\d.]+) ms/m, "latency average"), "ms");
@@ -72,7 +82,8 @@ export function parsePgbench(stdout: string, cellDir?: string): Measurement[] {
     if (logs?.latenciesMs.length) {
       const l = logs.latenciesMs;
       // A percentile needs at least 10/(1-p) logged transactions (percentiles.ts).
-      for (const p of [50, 95, 99]) if (publishable(`p${p}`, l.length)) add(`latency_p${p}`, percentileSorted(l, p), "ms");
+      for (const p of [50, 95, 99])
+        if (publishable(`p${p}`, l.length)) add(`latency_p${p}`, percentileSorted(l, p), "ms");
       // No latency_min: the log has whole microseconds and its minimum is often 0.000 ms, an artefact
       // of the resolution, not a figure (issue 9).
       add("latency_max", l[l.length - 1], "ms");

@@ -10,7 +10,8 @@ import { warmupMeasurements } from "./warmup.ts";
 
 function field(obj: Record<string, unknown>, key: string, where = "pgwire-tp output"): number {
   const v = obj[key];
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new ParseError(`${where}: '${key}' is missing or not a number`);
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new ParseError(`${where}: '${key}' is missing or not a number`);
   return v;
 }
 
@@ -21,7 +22,8 @@ export function parsePgwireTp(text: string): Measurement[] {
   } catch (e) {
     throw new ParseError(`pgwire-tp output is not JSON: ${(e as Error).message}`);
   }
-  if (doc === null || typeof doc !== "object" || doc.tool !== "pgwire-tp") throw new ParseError("pgwire-tp output: expected a JSON object with tool \"pgwire-tp\"");
+  if (doc === null || typeof doc !== "object" || doc.tool !== "pgwire-tp")
+    throw new ParseError('pgwire-tp output: expected a JSON object with tool "pgwire-tp"');
   const queries = field(doc, "queries");
   const errors = field(doc, "errors");
   const lat = doc.latency_ms as Record<string, unknown> | undefined;
@@ -29,8 +31,11 @@ export function parsePgwireTp(text: string): Measurement[] {
   // Every query failed: the workload did not run on this system, so there is no throughput to publish
   // (a qps of 0 would rank it last instead of saying why); the cell fails with the engine's own error.
   if (queries === 0 && errors > 0) {
-    const first = typeof doc.first_error === "string" && doc.first_error ? `; first error: ${doc.first_error.slice(0, 300)}` : "";
-    throw new ParseError(`pgwire-tp: every query failed (${errors} errors, 0 succeeded): the workload did not run${first}`);
+    const first =
+      typeof doc.first_error === "string" && doc.first_error ? `; first error: ${doc.first_error.slice(0, 300)}` : "";
+    throw new ParseError(
+      `pgwire-tp: every query failed (${errors} errors, 0 succeeded): the workload did not run${first}`,
+    );
   }
   const out: Measurement[] = [
     { metric: "qps", value: field(doc, "qps"), unit: "q/s" },
@@ -40,7 +45,9 @@ export function parsePgwireTp(text: string): Measurement[] {
   // With no successful query (and no error: an empty window) there is no latency to report.
   // A percentile needs at least 10/(1-p) queries (percentiles.ts).
   if (queries > 0) {
-    for (const k of ["p50", "p99", "max"]) if (publishable(k, queries)) out.push({ metric: `latency_${k}`, value: field(lat, k, "pgwire-tp latency_ms"), unit: "ms" });
+    for (const k of ["p50", "p99", "max"])
+      if (publishable(k, queries))
+        out.push({ metric: `latency_${k}`, value: field(lat, k, "pgwire-tp latency_ms"), unit: "ms" });
   }
   out.push(...warmupMeasurements(doc));
   const series = doc.per_second;

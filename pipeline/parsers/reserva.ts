@@ -23,18 +23,21 @@ type Obj = Record<string, unknown>;
 
 function num(obj: Obj, key: string, where: string): number {
   const v = obj[key];
-  if (typeof v !== "number" || !Number.isFinite(v)) throw new ParseError(`${where}: '${key}' is missing or not a number`);
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw new ParseError(`${where}: '${key}' is missing or not a number`);
   return v;
 }
 
 function obj(parent: Obj, key: string, where: string): Obj {
   const v = parent[key];
-  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new ParseError(`${where}: '${key}' is missing or not an object`);
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    throw new ParseError(`${where}: '${key}' is missing or not an object`);
   return v as Obj;
 }
 
 function numbers(v: unknown, where: string): number[] {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== "number")) throw new ParseError(`${where} is not an array of numbers`);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "number"))
+    throw new ParseError(`${where} is not an array of numbers`);
   return v as number[];
 }
 
@@ -51,7 +54,8 @@ function readReport(text: string): Obj {
   } catch (e) {
     throw new ParseError(`reserva output is not JSON: ${(e as Error).message}`);
   }
-  if (doc === null || typeof doc !== "object" || doc.tool !== "reserva") throw new ParseError('reserva output: expected a JSON object with tool "reserva"');
+  if (doc === null || typeof doc !== "object" || doc.tool !== "reserva")
+    throw new ParseError('reserva output: expected a JSON object with tool "reserva"');
   const inv = obj(doc, "invariants", W);
   if (inv.ok !== true) {
     const v = Array.isArray(inv.violations) ? (inv.violations as string[]).join("; ") : "no detail";
@@ -71,17 +75,21 @@ function latencyMeasurements(doc: Obj, transfers: number): Measurement[] {
   if (transfers > 0) {
     const t = summary("transfer");
     const n = countOf(t, transfers);
-    for (const p of ["mean", "p50", "p90", "p99", "p999", "max"]) if (publishable(p, n)) out.push({ metric: `latency_${p}`, value: num(t, p, "latency_ms.transfer"), unit: "ms" });
+    for (const p of ["mean", "p50", "p90", "p99", "p999", "max"])
+      if (publishable(p, n)) out.push({ metric: `latency_${p}`, value: num(t, p, "latency_ms.transfer"), unit: "ms" });
     for (const rt of ["rt1_auth_acquiring", "rt2_card_account", "rt3_auth_issuing", "rt4_transfer_write"]) {
       const s = summary(rt);
       const m = countOf(s, transfers);
-      for (const p of ["p50", "p90", "p99", "p999", "max"]) if (publishable(p, m)) out.push({ metric: `${rt}_${p}`, value: num(s, p, `latency_ms.${rt}`), unit: "ms" });
+      for (const p of ["p50", "p90", "p99", "p999", "max"])
+        if (publishable(p, m)) out.push({ metric: `${rt}_${p}`, value: num(s, p, `latency_ms.${rt}`), unit: "ms" });
     }
   }
   const del = summary("delete");
   const dels = num(del, "count", "latency_ms.delete");
   if (dels > 0) {
-    for (const p of ["p50", "p99", "max"]) if (publishable(p, dels)) out.push({ metric: `delete_${p}`, value: num(del, p, "latency_ms.delete"), unit: "ms" });
+    for (const p of ["p50", "p99", "max"])
+      if (publishable(p, dels))
+        out.push({ metric: `delete_${p}`, value: num(del, p, "latency_ms.delete"), unit: "ms" });
   }
   return out;
 }
@@ -99,7 +107,11 @@ function errorMeasurements(doc: Obj): Measurement[] {
   for (const [cls, n] of Object.entries(obj(doc, "rejects", W))) {
     if (typeof n !== "number") throw new ParseError(`${W}: rejects.${cls} is not a number`);
     rejTotal += n;
-    out.push({ metric: metricName(cls).startsWith("reject_") ? metricName(cls) : `reject_${metricName(cls)}`, value: n, unit: "count" });
+    out.push({
+      metric: metricName(cls).startsWith("reject_") ? metricName(cls) : `reject_${metricName(cls)}`,
+      value: n,
+      unit: "count",
+    });
   }
   out.push({ metric: "errors", value: errTotal, unit: "count" }, { metric: "rejects", value: rejTotal, unit: "count" });
   return out;
@@ -118,7 +130,10 @@ function seriesMeasurements(doc: Obj): Measurement[] {
   const errorClasses = Object.keys(errSeries).filter((c) => !c.startsWith("reject_"));
   if (errorClasses.length) {
     const sums = new Array<number>(transfers.length).fill(0);
-    for (const c of errorClasses) numbers(errSeries[c], `${W} series.errors.${c}`).forEach((n, i) => { if (i < sums.length) sums[i] += n; });
+    for (const c of errorClasses)
+      numbers(errSeries[c], `${W} series.errors.${c}`).forEach((n, i) => {
+        if (i < sums.length) sums[i] += n;
+      });
     sums.forEach((n, i) => {
       out.push({ metric: "errors_series", value: n, unit: "count", t: i - warm + 1 });
     });
@@ -127,7 +142,12 @@ function seriesMeasurements(doc: Obj): Measurement[] {
   const perMinute = doc.table_per_minute;
   if (Array.isArray(perMinute)) {
     perMinute.forEach((m, i) => {
-      out.push({ metric: "transfers_per_minute_table", value: num(m as Obj, "count", `${W} table_per_minute[${i}]`), unit: "count", t: i + 1 });
+      out.push({
+        metric: "transfers_per_minute_table",
+        value: num(m as Obj, "count", `${W} table_per_minute[${i}]`),
+        unit: "count",
+        t: i + 1,
+      });
     });
   }
   return out;
@@ -137,10 +157,19 @@ function cpuMeasurements(doc: Obj, transfers: number): Measurement[] {
   const out: Measurement[] = [];
   const cpu = obj(doc, "cpu", W);
   if (cpu.server_sampled === true && transfers > 0) {
-    out.push({ metric: "server_cpu_ms_per_1k_transfers", value: round(num(cpu, "server_ms_per_1k_transfers", `${W} cpu`), 1), unit: "ms" });
+    out.push({
+      metric: "server_cpu_ms_per_1k_transfers",
+      value: round(num(cpu, "server_ms_per_1k_transfers", `${W} cpu`), 1),
+      unit: "ms",
+    });
     out.push({ metric: "loadgen_cpu_share", value: round(num(cpu, "loadgen_share", `${W} cpu`), 4), unit: "ratio" });
   }
-  if (transfers > 0) out.push({ metric: "loadgen_cpu_ms_per_1k_transfers", value: round(num(cpu, "loadgen_ms_per_1k_transfers", `${W} cpu`), 1), unit: "ms" });
+  if (transfers > 0)
+    out.push({
+      metric: "loadgen_cpu_ms_per_1k_transfers",
+      value: round(num(cpu, "loadgen_ms_per_1k_transfers", `${W} cpu`), 1),
+      unit: "ms",
+    });
   return out;
 }
 

@@ -17,7 +17,9 @@ function num(text: string, re: RegExp, what: string): number {
 export function parseSysbench(stdout: string): Measurement[] {
   const fatal = stdout.match(/^FATAL: .*$/m);
   if (!stdout.includes("SQL statistics:")) {
-    throw new ParseError(fatal ? `sysbench failed: ${fatal[0]}` : "sysbench output has no 'SQL statistics:' section (did the run finish?)");
+    throw new ParseError(
+      fatal ? `sysbench failed: ${fatal[0]}` : "sysbench output has no 'SQL statistics:' section (did the run finish?)",
+    );
   }
   const out: Measurement[] = [];
   const add = (metric: string, value: number, unit: Measurement["unit"], t: number | null = null) => {
@@ -56,7 +58,9 @@ export function parseSysbench(stdout: string): Measurement[] {
   }
 
   // Interim reports: "[ 1s ] thds: 2 tps: 345.89 qps: 6939.75 (r/w/o: ...) lat (ms,95%): 8.13 err/s: 0.00 reconn/s: 0.00"
-  for (const m of stdout.matchAll(/^\[\s*([\d.]+)s\s*\] thds: \d+ tps: ([\d.]+) qps: ([\d.]+).*?lat \(ms,\d+%\): ([\d.]+) err\/s: ([\d.]+)/gm)) {
+  for (const m of stdout.matchAll(
+    /^\[\s*([\d.]+)s\s*\] thds: \d+ tps: ([\d.]+) qps: ([\d.]+).*?lat \(ms,\d+%\): ([\d.]+) err\/s: ([\d.]+)/gm,
+  )) {
     const t = Number(m[1]);
     add("tps_series", Number(m[2]), "tx/s", t);
     add("qps_series", Number(m[3]), "q/s", t);

@@ -17,7 +17,8 @@ const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFin
 export function warmupMeasurements(doc: { warmup_s?: unknown; steady?: unknown }): Measurement[] {
   const out: Measurement[] = [];
   if (isNum(doc.warmup_s)) out.push({ metric: "warmup_s", value: doc.warmup_s, unit: "s", t: null });
-  if (typeof doc.steady === "boolean") out.push({ metric: "steady", value: doc.steady ? 1 : 0, unit: "count", t: null });
+  if (typeof doc.steady === "boolean")
+    out.push({ metric: "steady", value: doc.steady ? 1 : 0, unit: "count", t: null });
   return out;
 }
 
@@ -28,7 +29,9 @@ export function warmupFromCell(cellDir: string | undefined): Measurement[] {
   if (!existsSync(file)) return [];
   const doc = parseJson(readFileSync(file, "utf8"), "warmup.json") as Record<string, unknown>;
   if (!doc || typeof doc !== "object" || !isNum(doc.warmup_s) || typeof doc.steady !== "boolean") {
-    throw new ParseError("warmup.json: expected {warmup_s: number, steady: boolean, ...} (bench-scripts/lib/steady.sh)");
+    throw new ParseError(
+      "warmup.json: expected {warmup_s: number, steady: boolean, ...} (bench-scripts/lib/steady.sh)",
+    );
   }
   return warmupMeasurements(doc);
 }

@@ -25,7 +25,16 @@ function column(values: Cell[], type: ColumnType, index: number): Vector {
 
 /** Rows (objects keyed by column) as an Arrow IPC stream with the given columns, in that order. */
 export function rowsToArrowIPC(rows: Array<Record<string, Cell>>, columns: string[]): Uint8Array {
-  const vectors: Record<string, Vector> = Object.fromEntries(columns.map((c, i) => [c, column(rows.map((r) => r[c]), columnType(c), i)]));
+  const vectors: Record<string, Vector> = Object.fromEntries(
+    columns.map((c, i) => [
+      c,
+      column(
+        rows.map((r) => r[c]),
+        columnType(c),
+        i,
+      ),
+    ]),
+  );
   return tableToIPC(new Table(vectors), "stream");
 }
 

@@ -7,9 +7,30 @@ import type { ManifestLike } from "./provenance.ts";
 // ---- conformance (issue 22): records carry 1/0 per scenario only; each failure's message, the suite's
 // version and the spec revisions checked stay in the cell folder (conformance.json, else stdout.txt, the
 // report of mcp-servers/suite-conformance). conformance.json gives the site one entry per ok cell.
-export interface ConformanceScenario { scenario: string; status: "pass" | "fail"; message: string; spec_revisions: string[]; own: boolean }
-export interface ConformanceNegotiated { client: string; requested: string; answered: string | null; message: string }
-export interface ConformanceReport { run_id: string; study: string; system: string; server: string; variant: string; cell: string; suite_version: string; scenarios: ConformanceScenario[]; negotiated: ConformanceNegotiated[] }
+export interface ConformanceScenario {
+  scenario: string;
+  status: "pass" | "fail";
+  message: string;
+  spec_revisions: string[];
+  own: boolean;
+}
+export interface ConformanceNegotiated {
+  client: string;
+  requested: string;
+  answered: string | null;
+  message: string;
+}
+export interface ConformanceReport {
+  run_id: string;
+  study: string;
+  system: string;
+  server: string;
+  variant: string;
+  cell: string;
+  suite_version: string;
+  scenarios: ConformanceScenario[];
+  negotiated: ConformanceNegotiated[];
+}
 
 export function collectConformance(manifests: ManifestLike[], runs: string): ConformanceReport[] {
   const out: ConformanceReport[] = [];
@@ -26,9 +47,26 @@ export function collectConformance(manifests: ManifestLike[], runs: string): Con
         continue; // not a report (the parser would have failed the cell)
       }
       out.push({
-        run_id: m.run_id, study: c.study, system: c.system, server: cellIdentity(c).server, variant: cellIdentity(c).variant, cell: c.id, suite_version: doc.suite_version,
-        scenarios: doc.scenarios.map((s) => ({ scenario: s.scenario, status: s.status, message: s.message ?? "", spec_revisions: (s.spec_revisions ?? []).map(String), own: s.own === true })),
-        negotiated: (doc.negotiated ?? []).map((n) => ({ client: String(n.client ?? ""), requested: n.requested, answered: n.answered, message: n.message ?? "" })),
+        run_id: m.run_id,
+        study: c.study,
+        system: c.system,
+        server: cellIdentity(c).server,
+        variant: cellIdentity(c).variant,
+        cell: c.id,
+        suite_version: doc.suite_version,
+        scenarios: doc.scenarios.map((s) => ({
+          scenario: s.scenario,
+          status: s.status,
+          message: s.message ?? "",
+          spec_revisions: (s.spec_revisions ?? []).map(String),
+          own: s.own === true,
+        })),
+        negotiated: (doc.negotiated ?? []).map((n) => ({
+          client: String(n.client ?? ""),
+          requested: n.requested,
+          answered: n.answered,
+          message: n.message ?? "",
+        })),
       });
     }
   }

@@ -8,10 +8,19 @@ import type { RunManifest } from "../schema/types.ts";
 // cell that produced it and that cell's raw log (served beside the data, linked from the run page).
 
 // What provenance, logs and what-ran read of a manifest and its cells (tests' fixtures pass just these).
-type ManifestCell = Pick<RunManifest["cells"][number], "id" | "study" | "workload" | "system" | "concurrency" | "variant" | "repetition" | "status" | "log"> & { server?: string };
-export type ManifestLike = Pick<RunManifest, "run_id"> & Partial<Pick<RunManifest, "config_hash" | "dirty">> & { cells?: ManifestCell[] };
+type ManifestCell = Pick<
+  RunManifest["cells"][number],
+  "id" | "study" | "workload" | "system" | "concurrency" | "variant" | "repetition" | "status" | "log"
+> & { server?: string };
+export type ManifestLike = Pick<RunManifest, "run_id"> &
+  Partial<Pick<RunManifest, "config_hash" | "dirty">> & { cells?: ManifestCell[] };
 
-export interface Provenance { config_hash: string; dirty: boolean | ""; cell: string; log: string }
+export interface Provenance {
+  config_hash: string;
+  dirty: boolean | "";
+  cell: string;
+  log: string;
+}
 export const provenanceColumns = ["config_hash", "dirty", "cell", "log"] as const;
 export type PublishedRow = ResultRecord & Provenance;
 
@@ -22,8 +31,13 @@ export function publishedLogPath(runId: string, rel: string): string {
 
 // Finds the manifest cell of a record: exact identity, else (older runs, whose hyperfine records used the
 // run index as repetition) the only cell with that identity apart from the repetition.
-function cellFinder(manifests: ManifestLike[]): (r: ResultRecord) => { m: ManifestLike; cell?: ManifestCell } | undefined {
-  const byRun = new Map<string, { m: ManifestLike; exact: Map<string, ManifestCell>; loose: Map<string, ManifestCell[]> }>();
+function cellFinder(
+  manifests: ManifestLike[],
+): (r: ResultRecord) => { m: ManifestLike; cell?: ManifestCell } | undefined {
+  const byRun = new Map<
+    string,
+    { m: ManifestLike; exact: Map<string, ManifestCell>; loose: Map<string, ManifestCell[]> }
+  >();
   for (const m of manifests) {
     const exact = new Map<string, ManifestCell>();
     const loose = new Map<string, ManifestCell[]>();
@@ -39,7 +53,11 @@ function cellFinder(manifests: ManifestLike[]): (r: ResultRecord) => { m: Manife
     const run = byRun.get(r.run_id);
     if (!run) return undefined;
     const k = [r.study, r.workload, r.system, r.concurrency, r.server, r.variant].join("\u0000");
-    const cell = run.exact.get(`${k}\u0000${r.repetition}`) ?? (run.loose.get(k)?.filter((c) => c.status === "ok").length === 1 ? run.loose.get(k)!.find((c) => c.status === "ok") : undefined);
+    const cell =
+      run.exact.get(`${k}\u0000${r.repetition}`) ??
+      (run.loose.get(k)?.filter((c) => c.status === "ok").length === 1
+        ? run.loose.get(k)!.find((c) => c.status === "ok")
+        : undefined);
     return { m: run.m, cell };
   };
 }
@@ -61,5 +79,13 @@ export function withProvenance(records: ResultRecord[], manifests: ManifestLike[
 
 export function rowsToCsv(rows: PublishedRow[]): string {
   const columns = [...recordColumns, ...provenanceColumns];
-  return csvFormat(rows.map((r) => ({ ...r, t: r.t ?? "", dirty: r.dirty === "" ? "" : String(r.dirty) })) as unknown as Record<string, string>[], columns) + "\n";
+  return (
+    csvFormat(
+      rows.map((r) => ({ ...r, t: r.t ?? "", dirty: r.dirty === "" ? "" : String(r.dirty) })) as unknown as Record<
+        string,
+        string
+      >[],
+      columns,
+    ) + "\n"
+  );
 }

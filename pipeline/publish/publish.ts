@@ -19,21 +19,42 @@ import { type ManifestLike, provenanceColumns, publishedLogPath, rowsToCsv, with
 
 // The parts of publish live one concern a module; these re-exports keep their importers unchanged.
 export { type Aggregate, aggregates } from "./aggregates.ts";
-export { type ConformanceNegotiated, type ConformanceReport, type ConformanceScenario, collectConformance } from "./conformance.ts";
+export {
+  type ConformanceNegotiated,
+  type ConformanceReport,
+  type ConformanceScenario,
+  collectConformance,
+} from "./conformance.ts";
 export { collectRan, RAN_FILES, RAN_HEAD_CAP } from "./ran.ts";
-export { type ManifestLike, type Provenance, provenanceColumns, type PublishedRow, publishedLogPath, rowsToCsv, withProvenance } from "./provenance.ts";
+export {
+  type ManifestLike,
+  type Provenance,
+  provenanceColumns,
+  type PublishedRow,
+  publishedLogPath,
+  rowsToCsv,
+  withProvenance,
+} from "./provenance.ts";
 
 // data/ → the site's data files. Reads everything, validates it with the same schemas the pipeline
 // writes with, and (re)writes only derived files under site/: running it twice changes nothing.
 
-export interface Loaded { records: ResultRecord[]; manifests: RunManifest[]; warnings: string[] }
+export interface Loaded {
+  records: ResultRecord[];
+  manifests: RunManifest[];
+  warnings: string[];
+}
 
 export function loadAll(): Loaded {
   const records: ResultRecord[] = [];
   const manifests: RunManifest[] = [];
   const warnings: string[] = [];
   const dir = runsDir();
-  const runIds = existsSync(dir) ? readdirSync(dir).filter((d) => existsSync(path.join(dir, d, "manifest.json"))).sort() : [];
+  const runIds = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((d) => existsSync(path.join(dir, d, "manifest.json")))
+        .sort()
+    : [];
   for (const id of runIds) {
     const mfile = path.join(dir, id, "manifest.json");
     let manifest: RunManifest;
@@ -42,32 +63,48 @@ export function loadAll(): Loaded {
     } catch (e) {
       throw new UserError(`${mfile} is not valid JSON: ${(e as Error).message}`);
     }
-    if (!validateManifest(manifest)) throw new UserError(`${mfile} is invalid: ${describeErrors(validateManifest.errors)}`);
+    if (!validateManifest(manifest))
+      throw new UserError(`${mfile} is invalid: ${describeErrors(validateManifest.errors)}`);
     // A run from before the cell's server field (and records.csv's server column, fromCsv/fromJsonl): derived
     // from the study folder (servers-catalog.ts), in what publish writes only; the run folder stays as it is.
     manifest = { ...manifest, cells: manifest.cells.map(withCellServer) };
     if (manifest.status === "running") {
       const dead = deadRunnerReason(manifest);
-      warnings.push(`${id}: ${dead ? `says running but ${dead} (continue it: samebox run --resume ${id})` : "still running"}; its records are published as they are`);
+      warnings.push(
+        `${id}: ${dead ? `says running but ${dead} (continue it: samebox run --resume ${id})` : "still running"}; its records are published as they are`,
+      );
     }
     const jsonl = path.join(dir, id, "records.jsonl");
     const csv = path.join(dir, id, "records.csv");
-    const rs = existsSync(jsonl) ? fromJsonl(readFileSync(jsonl, "utf8"), jsonl) : existsSync(csv) ? fromCsv(readFileSync(csv, "utf8"), csv) : [];
-    for (const r of rs) if (r.run_id !== id) throw new UserError(`${jsonl}: record has run_id '${r.run_id}' but lives in run folder '${id}'`);
+    const rs = existsSync(jsonl)
+      ? fromJsonl(readFileSync(jsonl, "utf8"), jsonl)
+      : existsSync(csv)
+        ? fromCsv(readFileSync(csv, "utf8"), csv)
+        : [];
+    for (const r of rs)
+      if (r.run_id !== id)
+        throw new UserError(`${jsonl}: record has run_id '${r.run_id}' but lives in run folder '${id}'`);
     // A noisy cell (disturbed by other work in every attempt) stays in data/ but is left out of the
     // site's results, so no ranking, chart or verdict uses it; the run's page lists it with its reason.
     const noisy = new Set(manifest.cells.filter((c) => c.status === "noisy").map(cellKey));
     const kept = noisy.size ? rs.filter((r) => !noisy.has(cellKey(r))) : rs;
-    if (kept.length < rs.length) warnings.push(`${id}: ${rs.length - kept.length} records of ${noisy.size} noisy cell(s) left out of the site's results`);
+    if (kept.length < rs.length)
+      warnings.push(
+        `${id}: ${rs.length - kept.length} records of ${noisy.size} noisy cell(s) left out of the site's results`,
+      );
     records.push(...kept);
     manifests.push(manifest);
   }
   const pdir = publishedDir();
   if (existsSync(pdir)) {
-    for (const f of readdirSync(pdir).filter((f) => f.endsWith(".csv")).sort()) {
+    for (const f of readdirSync(pdir)
+      .filter((f) => f.endsWith(".csv"))
+      .sort()) {
       const file = path.join(pdir, f);
       const rs = fromCsv(readFileSync(file, "utf8"), file);
-      for (const r of rs) if (r.source !== "published") throw new UserError(`${file}: every row must have source=published (found '${r.source}')`);
+      for (const r of rs)
+        if (r.source !== "published")
+          throw new UserError(`${file}: every row must have source=published (found '${r.source}')`);
       records.push(...rs);
     }
   }
@@ -86,7 +123,19 @@ function writeIfChanged(file: string, content: string | Uint8Array): boolean {
 }
 
 function sortRecords(records: ResultRecord[]): ResultRecord[] {
-  const key = (r: ResultRecord) => [r.run_id, r.study, r.workload, r.system, r.server, r.variant, String(r.concurrency).padStart(6, "0"), String(r.repetition).padStart(6, "0"), r.metric, r.t === null ? "" : String(r.t).padStart(12, "0")].join("\u0000");
+  const key = (r: ResultRecord) =>
+    [
+      r.run_id,
+      r.study,
+      r.workload,
+      r.system,
+      r.server,
+      r.variant,
+      String(r.concurrency).padStart(6, "0"),
+      String(r.repetition).padStart(6, "0"),
+      r.metric,
+      r.t === null ? "" : String(r.t).padStart(12, "0"),
+    ].join("\u0000");
   return [...records].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
@@ -106,7 +155,13 @@ function publishLogs(manifests: ManifestLike[], site: string): string[] {
       const src = path.join(runDir, rel);
       if (rel.includes("..") || !existsSync(src) || !statSync(src).isFile()) continue;
       let content = readFileSync(src);
-      if (content.length > LOG_CAP) content = Buffer.concat([content.subarray(0, LOG_CAP), Buffer.from(`\n[samebox publish: cut at ${LOG_CAP} of ${content.length} bytes; the whole file is data/runs/${m.run_id}/${rel} in the repository]\n`)]);
+      if (content.length > LOG_CAP)
+        content = Buffer.concat([
+          content.subarray(0, LOG_CAP),
+          Buffer.from(
+            `\n[samebox publish: cut at ${LOG_CAP} of ${content.length} bytes; the whole file is data/runs/${m.run_id}/${rel} in the repository]\n`,
+          ),
+        ]);
       const dest = path.join(site, "public", publishedLogPath(m.run_id, rel));
       if (writeIfChanged(dest, content)) changed.push(path.relative(site, dest));
     }
@@ -160,13 +215,32 @@ export async function publish(): Promise<{ records: number; runs: number; change
   const csvFile = path.join(site, "public", "data", "results.csv");
   const outputs: Array<[string, string | Uint8Array]> = [
     [csvFile, rowsToCsv(sorted)],
-    [path.join(site, "public", "data", "results.arrow.gz"), rowsToArrowGz(sorted as unknown as Array<Record<string, string | number | null>>, [...recordColumns, ...provenanceColumns])],
-    [path.join(site, "public", "data", "results-latest.arrow.gz"), rowsToArrowGz(latestRunRows(sorted) as unknown as Array<Record<string, string | number | null>>, [...recordColumns, ...provenanceColumns])],
-    [path.join(site, "public", "data", "aggregates.csv"), csvFormat(aggs.map((a) => ({ ...a, dirty: String(a.dirty) })) as unknown as Record<string, string>[]) + "\n"],
-    [path.join(site, "public", "data", "aggregates.json"), JSON.stringify({
-      method: "95 % Student-t confidence interval of the mean over a cell's repetitions (n - 1 degrees of freedom); one value per repetition (a tool's several numbers per repetition, e.g. hyperfine runs, are reduced to their median first); method none below 2 repetitions",
-      aggregates: aggs,
-    })],
+    [
+      path.join(site, "public", "data", "results.arrow.gz"),
+      rowsToArrowGz(sorted as unknown as Array<Record<string, string | number | null>>, [
+        ...recordColumns,
+        ...provenanceColumns,
+      ]),
+    ],
+    [
+      path.join(site, "public", "data", "results-latest.arrow.gz"),
+      rowsToArrowGz(latestRunRows(sorted) as unknown as Array<Record<string, string | number | null>>, [
+        ...recordColumns,
+        ...provenanceColumns,
+      ]),
+    ],
+    [
+      path.join(site, "public", "data", "aggregates.csv"),
+      csvFormat(aggs.map((a) => ({ ...a, dirty: String(a.dirty) })) as unknown as Record<string, string>[]) + "\n",
+    ],
+    [
+      path.join(site, "public", "data", "aggregates.json"),
+      JSON.stringify({
+        method:
+          "95 % Student-t confidence interval of the mean over a cell's repetitions (n - 1 degrees of freedom); one value per repetition (a tool's several numbers per repetition, e.g. hyperfine runs, are reduced to their median first); method none below 2 repetitions",
+        aggregates: aggs,
+      }),
+    ],
     [path.join(site, "src", "generated", "records.json"), JSON.stringify(plain)],
     [path.join(site, "src", "generated", "runs.json"), JSON.stringify(manifests, null, 1)],
     [path.join(site, "src", "generated", "studies.json"), JSON.stringify(studiesCatalog(), null, 1)],
@@ -176,15 +250,19 @@ export async function publish(): Promise<{ records: number; runs: number; change
   for (const [file, content] of outputs) if (writeIfChanged(file, content)) changed.push(path.relative(site, file));
   changed.push(...publishLogs(manifests, site));
   const { ran, files: ranFiles } = collectRan(manifests, runsDir());
-  if (writeIfChanged(path.join(site, "src", "generated", "ran.json"), JSON.stringify(ran))) changed.push(path.join("src", "generated", "ran.json"));
+  if (writeIfChanged(path.join(site, "src", "generated", "ran.json"), JSON.stringify(ran)))
+    changed.push(path.join("src", "generated", "ran.json"));
   const conformance = JSON.stringify({ reports: collectConformance(manifests, runsDir()) }, null, 1);
-  if (writeIfChanged(path.join(site, "src", "generated", "conformance.json"), conformance)) changed.push(path.join("src", "generated", "conformance.json"));
+  if (writeIfChanged(path.join(site, "src", "generated", "conformance.json"), conformance))
+    changed.push(path.join("src", "generated", "conformance.json"));
   // Which conformance scenarios apply and why: written once in the mcp-servers study (also read for mcp-db).
   const scenarios = path.join(studiesDir, "mcp-servers", "conformance-scenarios.json");
   const scenariosOut = path.join(site, "src", "generated", "conformance-scenarios.json");
-  if (existsSync(scenarios) && writeIfChanged(scenariosOut, readFileSync(scenarios))) changed.push(path.relative(site, scenariosOut));
+  if (existsSync(scenarios) && writeIfChanged(scenariosOut, readFileSync(scenarios)))
+    changed.push(path.relative(site, scenariosOut));
   if (!existsSync(scenarios)) rmSync(scenariosOut, { force: true });
-  for (const [rel, content] of ranFiles) if (writeIfChanged(path.join(site, "public", rel), content)) changed.push(path.join("public", rel));
+  for (const [rel, content] of ranFiles)
+    if (writeIfChanged(path.join(site, "public", rel), content)) changed.push(path.join("public", rel));
   const parquet = path.join(site, "public", "data", "results.parquet");
   if (changed.includes(path.relative(site, csvFile)) || !existsSync(parquet)) {
     if (await writeParquet(csvFile, parquet)) changed.push(path.relative(site, parquet));

@@ -45,7 +45,16 @@ export function collectRan(manifests: ManifestLike[], runs: string): { ran: Ran;
         }
         const id = cellIdentity(c);
         const key = [m.run_id, c.study, c.workload, c.system, id.server, id.variant, c.concurrency].join("\u0000");
-        const cell = cells.get(key) ?? { run_id: m.run_id, study: c.study, workload: c.workload, system: c.system, ...(id.server ? { server: id.server } : {}), variant: id.variant, concurrency: c.concurrency, files: [] };
+        const cell = cells.get(key) ?? {
+          run_id: m.run_id,
+          study: c.study,
+          workload: c.workload,
+          system: c.system,
+          ...(id.server ? { server: id.server } : {}),
+          variant: id.variant,
+          concurrency: c.concurrency,
+          files: [],
+        };
         cells.set(key, cell);
         const f = cell.files.find((x) => x.name === name && x.text === sha);
         if (f) f.repetitions.push(c.repetition);

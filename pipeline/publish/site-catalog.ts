@@ -5,7 +5,20 @@
 // run-catalogues.schema.json (types generated into pipeline/schema/types.ts), checked before writing.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { CATALOGUE_SNAPSHOT, loadProfile, loadStudy, loadSystem, profileNames, studyMismatch, studyNames, studyPresets, systemNames, workloadMismatch, type Profile, type StudyDef } from "../lib/catalog.ts";
+import {
+  CATALOGUE_SNAPSHOT,
+  loadProfile,
+  loadStudy,
+  loadSystem,
+  profileNames,
+  studyMismatch,
+  studyNames,
+  studyPresets,
+  systemNames,
+  workloadMismatch,
+  type Profile,
+  type StudyDef,
+} from "../lib/catalog.ts";
 import { loadStudyClaims } from "../lib/claims.ts";
 import { withSideServers } from "../lib/servers-catalog.ts";
 import { repoRoot } from "../lib/paths.ts";
@@ -25,14 +38,20 @@ export function siteSystems(): SiteSystem[] {
 // has (the page calls a cell of any other system unsupported). Computed from system.json.
 export function siteStudy(def: StudyDef, profiles: Profile[] = profileNames().map((p) => loadProfile(p))): SiteStudy {
   const { dir, workloads, presets: _files, ...rest } = def;
-  const able = systemNames().map(loadSystem).filter((s) => studyMismatch(s, def) === null);
+  const able = systemNames()
+    .map(loadSystem)
+    .filter((s) => studyMismatch(s, def) === null);
   const picked = [...new Set(profiles.flatMap((p) => p.studies[def.name]?.systems ?? []))];
   const claims = loadStudyClaims(def.name);
   return {
     ...rest,
     dir: path.relative(repoRoot, dir),
     systems: picked,
-    workloads: workloads.map(({ file, ...w }) => ({ ...w, file: path.relative(repoRoot, file), systems: able.filter((s) => workloadMismatch(s, { file, ...w }) === null).map((s) => s.name) })),
+    workloads: workloads.map(({ file, ...w }) => ({
+      ...w,
+      file: path.relative(repoRoot, file),
+      systems: able.filter((s) => workloadMismatch(s, { file, ...w }) === null).map((s) => s.name),
+    })),
     ...(claims ? { claims } : {}),
     explore_presets: studyPresets(def),
   };
@@ -50,7 +69,11 @@ export function studiesCatalog(): SiteCatalog {
     ids.add(p.preset.id);
   }
   const catalog = { studies, profiles, systems: siteSystems() };
-  assertValid(validateSiteCatalog, catalog, "the site catalogue publish writes (pipeline/schema/site-catalog.schema.json)");
+  assertValid(
+    validateSiteCatalog,
+    catalog,
+    "the site catalogue publish writes (pipeline/schema/site-catalog.schema.json)",
+  );
   return catalog;
 }
 
@@ -64,12 +87,20 @@ export function runCatalogues(manifests: Array<Pick<RunManifest, "run_id" | "cel
     for (const study of [...new Set(m.cells.map((c) => c.study))].sort()) {
       const kept = path.join(runs, m.run_id, CATALOGUE_SNAPSHOT, study);
       const ran = existsSync(kept);
-      const snapshot = ran ? loadStudyClaims(study, path.join(kept, "claims.json")) : studyNames().includes(study) ? loadStudyClaims(study) : undefined;
+      const snapshot = ran
+        ? loadStudyClaims(study, path.join(kept, "claims.json"))
+        : studyNames().includes(study)
+          ? loadStudyClaims(study)
+          : undefined;
       // a run from before claim sides named their server kept variant <server>-<state>: read as server + state
       const claims = snapshot && withSideServers(study, snapshot);
       out[m.run_id][study] = { from: ran ? "run" : "study folder", ...(claims ? { claims } : {}) };
     }
   }
-  assertValid(validateRunCatalogues, out, "the run catalogues publish writes (pipeline/schema/run-catalogues.schema.json)");
+  assertValid(
+    validateRunCatalogues,
+    out,
+    "the run catalogues publish writes (pipeline/schema/run-catalogues.schema.json)",
+  );
   return out;
 }

@@ -33,17 +33,34 @@ export interface RunContext {
   log: (s: string) => void;
 }
 
-export interface SystemState { def: SystemDef; version: string; env: Record<string, string>; pids: number[]; config: Record<string, string> }
+export interface SystemState {
+  def: SystemDef;
+  version: string;
+  env: Record<string, string>;
+  pids: number[];
+  config: Record<string, string>;
+}
 
 export const pending = (c: Cell) => c.reason === NOT_RUN;
 
 export function verbLog(ctx: RunContext, name: string) {
-  return { stdoutFile: path.join(ctx.runDir, "logs", `${name}.out`), stderrFile: path.join(ctx.runDir, "logs", `${name}.err`) };
+  return {
+    stdoutFile: path.join(ctx.runDir, "logs", `${name}.out`),
+    stderrFile: path.join(ctx.runDir, "logs", `${name}.err`),
+  };
 }
 
 /** Gives every still-pending cell matching `pred` a final status and reason. */
-export function markCells(ctx: RunContext, pred: (c: Cell) => boolean, status: CellStatus, reason: string, logPath: string, code: number | null): void {
-  for (const c of ctx.plan.cells) if (pred(c) && pending(c)) Object.assign(c, { status, reason, log: logPath, exit_code: code });
+export function markCells(
+  ctx: RunContext,
+  pred: (c: Cell) => boolean,
+  status: CellStatus,
+  reason: string,
+  logPath: string,
+  code: number | null,
+): void {
+  for (const c of ctx.plan.cells)
+    if (pred(c) && pending(c)) Object.assign(c, { status, reason, log: logPath, exit_code: code });
 }
 
 export function tail(text: string, lines = 3): string {

@@ -14,10 +14,20 @@ async function installSystem(ctx: RunContext, system: string): Promise<void> {
   const systemsOut = ctx.writer.manifest.systems;
   systemsOut[system] = { version: null, config: {}, status: "pending", reason: "" };
   ctx.progress.note(`${system}: install`);
-  const r = await runVerb(path.join(loadSystem(system).dir, "install"), [], { timeoutS: 1800, ...verbLog(ctx, `${system}.install`) });
+  const r = await runVerb(path.join(loadSystem(system).dir, "install"), [], {
+    timeoutS: 1800,
+    ...verbLog(ctx, `${system}.install`),
+  });
   if (r.code === EXIT_UNAVAILABLE) {
     const why = unavailableReason(r) || "not available on this machine";
-    markCells(ctx, (c) => c.system === system, "skipped", `${system} not available here: ${why}`, `logs/${system}.install.err`, r.code);
+    markCells(
+      ctx,
+      (c) => c.system === system,
+      "skipped",
+      `${system} not available here: ${why}`,
+      `logs/${system}.install.err`,
+      r.code,
+    );
     Object.assign(systemsOut[system], { status: "skipped", reason: why });
   } else if (r.code !== 0) {
     const why = `install failed (${r.timedOut ? "timed out" : `exit ${r.code}`}): ${tail(r.stderr)}`;
@@ -26,7 +36,12 @@ async function installSystem(ctx: RunContext, system: string): Promise<void> {
   }
 }
 
-const planEnv = (ctx: RunContext, cells: Cell[]) => ({ SAMEBOX_RUN_DIR: ctx.runDir, SYSTEMS: plannedList(cells, "system"), WORKLOADS: plannedList(cells, "workload"), VARIANTS: plannedList(cells, "variant") });
+const planEnv = (ctx: RunContext, cells: Cell[]) => ({
+  SAMEBOX_RUN_DIR: ctx.runDir,
+  SYSTEMS: plannedList(cells, "system"),
+  WORKLOADS: plannedList(cells, "workload"),
+  VARIANTS: plannedList(cells, "variant"),
+});
 
 async function installStudy(ctx: RunContext, studyName: string): Promise<void> {
   const ps = ctx.plan.studies[studyName];
@@ -36,10 +51,19 @@ async function installStudy(ctx: RunContext, studyName: string): Promise<void> {
   if (cells.length === 0 || !existsSync(script)) return;
   ctx.progress.note(`${studyName}: install`);
   const logName = `study.${studyName}.install`;
-  const r = await runVerb(script, [], { env: { ...ps.env, ...planEnv(ctx, cells) }, timeoutS: 3600, ...verbLog(ctx, logName) });
+  const r = await runVerb(script, [], {
+    env: { ...ps.env, ...planEnv(ctx, cells) },
+    timeoutS: 3600,
+    ...verbLog(ctx, logName),
+  });
   const installsOut = ctx.writer.manifest.study_installs ?? {};
   ctx.writer.manifest.study_installs = installsOut;
-  const entry: (typeof installsOut)[string] = { status: "ok", reason: "", log: `logs/${logName}.err`, seconds: Math.round(r.seconds * 10) / 10 };
+  const entry: (typeof installsOut)[string] = {
+    status: "ok",
+    reason: "",
+    log: `logs/${logName}.err`,
+    seconds: Math.round(r.seconds * 10) / 10,
+  };
   if (r.code === EXIT_UNAVAILABLE) {
     entry.status = "skipped";
     entry.reason = unavailableReason(r) || "not available on this machine";
@@ -70,7 +94,11 @@ export async function readStudyVersions(ctx: RunContext): Promise<void> {
     const script = path.join(ps.study.dir, "versions");
     if (!existsSync(script)) continue;
     const cells = ctx.plan.cells.filter((c) => c.study === studyName);
-    const r = await runVerb(script, [], { env: { ...ps.env, ...planEnv(ctx, cells) }, timeoutS: 120, ...verbLog(ctx, `study.${studyName}.versions`) });
+    const r = await runVerb(script, [], {
+      env: { ...ps.env, ...planEnv(ctx, cells) },
+      timeoutS: 120,
+      ...verbLog(ctx, `study.${studyName}.versions`),
+    });
     for (const [k, v] of Object.entries(parseKeyValues(r.stdout))) ctx.writer.manifest.tools[k] = v || null;
   }
   ctx.writer.write();

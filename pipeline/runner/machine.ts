@@ -11,7 +11,9 @@ function osPrettyName(): string {
   try {
     const m = readFileSync("/etc/os-release", "utf8").match(/^PRETTY_NAME="?([^"\n]*)"?/m);
     if (m) return m[1];
-  } catch { /* not Linux */ }
+  } catch {
+    /* not Linux */
+  }
   return `${os.type()} ${os.release()}`;
 }
 
@@ -28,14 +30,31 @@ function readDmi(field: string): string {
 async function ec2Info(): Promise<CloudInfo | null> {
   const env = process.env;
   const fromEnv = env.SAMEBOX_CLOUD_INSTANCE_TYPE
-    ? { provider: env.SAMEBOX_CLOUD_PROVIDER ?? "aws", instance_type: env.SAMEBOX_CLOUD_INSTANCE_TYPE, region: env.SAMEBOX_CLOUD_REGION ?? "", ami_id: env.SAMEBOX_CLOUD_AMI_ID ?? "" }
+    ? {
+        provider: env.SAMEBOX_CLOUD_PROVIDER ?? "aws",
+        instance_type: env.SAMEBOX_CLOUD_INSTANCE_TYPE,
+        region: env.SAMEBOX_CLOUD_REGION ?? "",
+        ami_id: env.SAMEBOX_CLOUD_AMI_ID ?? "",
+      }
     : null;
   const onEc2 = /Amazon EC2/i.test(readDmi("sys_vendor")) || /^ec2/i.test(readDmi("product_uuid"));
   if (!onEc2) return fromEnv;
   const base = "http://169.254.169.254/latest";
   try {
-    const token = await (await fetch(`${base}/api/token`, { method: "PUT", headers: { "X-aws-ec2-metadata-token-ttl-seconds": "300" }, signal: AbortSignal.timeout(2000) })).text();
-    const get = async (p: string) => (await fetch(`${base}/meta-data/${p}`, { headers: { "X-aws-ec2-metadata-token": token }, signal: AbortSignal.timeout(2000) })).text();
+    const token = await (
+      await fetch(`${base}/api/token`, {
+        method: "PUT",
+        headers: { "X-aws-ec2-metadata-token-ttl-seconds": "300" },
+        signal: AbortSignal.timeout(2000),
+      })
+    ).text();
+    const get = async (p: string) =>
+      (
+        await fetch(`${base}/meta-data/${p}`, {
+          headers: { "X-aws-ec2-metadata-token": token },
+          signal: AbortSignal.timeout(2000),
+        })
+      ).text();
     return {
       provider: "aws",
       instance_type: fromEnv?.instance_type || (await get("instance-type")),
@@ -54,12 +73,26 @@ export async function machineInfo(): Promise<MachineInfo> {
   const memory_bytes = os.totalmem();
   const cloud = await ec2Info();
   const gib = Math.round(memory_bytes / 2 ** 30);
-  const shortCpu = cpu_model.replace(/\(R\)|\(TM\)|CPU|Processor|\d+-Core/gi, "").replace(/@.*$/, "").replace(/\s+/g, " ").trim();
+  const shortCpu = cpu_model
+    .replace(/\(R\)|\(TM\)|CPU|Processor|\d+-Core/gi, "")
+    .replace(/@.*$/, "")
+    .replace(/\s+/g, " ")
+    .trim();
   const label = cloud
     ? `${cloud.instance_type} (${cloud.region}), ${shortCpu}`
     : `local: ${shortCpu}, ${cores} cores, ${gib} GiB`;
   const topology = "single" as const;
-  return { label, hostname: os.hostname(), cpu_model, cores, memory_bytes, kernel: os.release(), os: osPrettyName(), cloud, topology };
+  return {
+    label,
+    hostname: os.hostname(),
+    cpu_model,
+    cores,
+    memory_bytes,
+    kernel: os.release(),
+    os: osPrettyName(),
+    cloud,
+    topology,
+  };
 }
 
 // Versions of the tools a run may use; null when absent. One line each, as the tool prints it.
@@ -81,7 +114,11 @@ export function toolVersions(): Record<string, string | null> {
   for (const [name, cmd] of Object.entries(toolCommands)) {
     try {
       // java -version prints on stderr: take whichever stream has the first line.
-      const r = spawnSync(cmd[0], cmd.slice(1), { encoding: "utf8", timeout: 10000, env: { ...process.env, PATH: `${process.env.PATH ?? ""}:/usr/local/go/bin` } });
+      const r = spawnSync(cmd[0], cmd.slice(1), {
+        encoding: "utf8",
+        timeout: 10000,
+        env: { ...process.env, PATH: `${process.env.PATH ?? ""}:/usr/local/go/bin` },
+      });
       if (r.status !== 0) throw new Error("absent");
       out[name] = `${r.stdout}${r.stderr}`.trim().split("\n")[0].trim() || null;
     } catch {
@@ -93,12 +130,19 @@ export function toolVersions(): Record<string, string | null> {
 
 export function gitInfo(cwd: string): { commit: string; dirty: boolean } {
   try {
-    const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const commit = execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     // Results under data/ do not make the code dirty.
-    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data"], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     return { commit, dirty: status.trim() !== "" };
   } catch {
     return { commit: process.env.SAMEBOX_COMMIT ?? "unknown", dirty: false };
   }
 }
-

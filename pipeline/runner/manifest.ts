@@ -10,7 +10,11 @@ export { deadRunnerReason, runnerIdentity } from "../lib/liveness.ts";
 
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  if (v && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  if (v && typeof v === "object")
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
   return JSON.stringify(v);
 }
 
@@ -25,7 +29,8 @@ export class ManifestWriter {
 
   static read(runDir: string): RunManifest {
     const file = path.join(runDir, "manifest.json");
-    if (!existsSync(file)) throw new UserError(`${runDir} has no manifest.json: not a run folder (runs are in data/runs/<run-id>/)`);
+    if (!existsSync(file))
+      throw new UserError(`${runDir} has no manifest.json: not a run folder (runs are in data/runs/<run-id>/)`);
     const m: unknown = JSON.parse(readFileSync(file, "utf8"));
     assertValid(validateManifest, m, `manifest ${file}`);
     return m;
@@ -38,7 +43,9 @@ export class ManifestWriter {
     for (const c of m.cells) summary[c.status]++;
     m.summary = summary;
     const systemsConfig = Object.fromEntries(Object.entries(m.systems).map(([k, v]) => [k, v.config]));
-    m.config_hash = createHash("sha256").update(canonicalJson({ config: m.config, systems: systemsConfig })).digest("hex");
+    m.config_hash = createHash("sha256")
+      .update(canonicalJson({ config: m.config, systems: systemsConfig }))
+      .digest("hex");
     const tmp = `${this.file}.tmp`;
     writeFileSync(tmp, JSON.stringify(m, null, 2) + "\n");
     renameSync(tmp, this.file);

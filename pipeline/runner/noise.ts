@@ -94,7 +94,10 @@ export interface NoiseVerdict {
   reason: string; // one line naming the figure, the threshold and the culprit; "" when not disturbed
 }
 
-interface CpuJiffies { busy: number; steal: number }
+interface CpuJiffies {
+  busy: number;
+  steal: number;
+}
 
 function readCpuJiffies(): CpuJiffies {
   // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest is already in user)
@@ -115,7 +118,10 @@ function commandOf(pid: number): string {
   try {
     const [exe, ...args] = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
     // The reason may be published with the run: blank out what looks like a credential.
-    const cmd = [path.basename(exe), ...args].join(" ").replace(/\s+/g, " ").trim()
+    const cmd = [path.basename(exe), ...args]
+      .join(" ")
+      .replace(/\s+/g, " ")
+      .trim()
       .replace(/(pass(word)?|secret|token|key)([=: ])\S+/gi, "$1$3…");
     return cmd ? ` (${cmd.length > 60 ? cmd.slice(0, 59) + "…" : cmd})` : "";
   } catch {
@@ -151,7 +157,11 @@ function seenTicksOfGoneChildren(prev: Map<string, ProcStat>, now: Map<string, P
   const seen = (s: ProcStat, depth: number): number =>
     s.cpuTicks + (depth > 64 ? 0 : (goneByParent.get(s.pid) ?? []).reduce((sum, c) => sum + seen(c, depth + 1), 0));
   const out = new Map<number, number>();
-  for (const [ppid, children] of goneByParent) out.set(ppid, children.reduce((sum, c) => sum + seen(c, 0), 0));
+  for (const [ppid, children] of goneByParent)
+    out.set(
+      ppid,
+      children.reduce((sum, c) => sum + seen(c, 0), 0),
+    );
   return out;
 }
 
@@ -171,7 +181,8 @@ function settle(all: ProcStat[], prev: Map<string, ProcStat>): ProcStat[] {
     reread.add(s.ppid);
   }
   for (const s of prev.values()) if (byPid.get(s.pid)?.startTicks !== s.startTicks) reread.add(s.ppid);
-  for (const pid of reread) { // a Set visits what is added while iterating: parents that vanished too
+  for (const pid of reread) {
+    // a Set visits what is added while iterating: parents that vanished too
     const s = readStat(pid);
     if (s) byPid.set(pid, s);
     else if (byPid.has(pid)) {
@@ -192,7 +203,17 @@ export class NoiseSampler {
   private prevAt = 0;
   private inside = new Set<string>();
   private perOutside = new Map<string, { comm: string; pid: number; ticks: number }>();
-  private t = { windows: 0, seconds: 0, outside: 0, steal: 0, kernel: 0, maxPct: 0, load1Start: 0, load1Max: 0, probeMs: 0 };
+  private t = {
+    windows: 0,
+    seconds: 0,
+    outside: 0,
+    steal: 0,
+    kernel: 0,
+    maxPct: 0,
+    load1Start: 0,
+    load1Max: 0,
+    probeMs: 0,
+  };
 
   /** `roots` is re-read every sample: a cell may restart its server. `top`: outside processes listed. */
   constructor(roots: () => number[], opts: { intervalMs?: number; top?: number } = {}) {
@@ -222,9 +243,16 @@ export class NoiseSampler {
       .slice(0, this.top)
       .map((p) => `${p.comm}[${p.pid}] ${Math.round(pct(p.ticks))}%${commandOf(p.pid)}`);
     return {
-      samples: windows, seconds: Math.round(seconds * 1000) / 1000,
-      outside_cpu_pct: pct(outside), outside_cpu_pct_max: round1(maxPct), steal_pct: pct(steal), kernel_cpu_pct: pct(kernel),
-      load1_start: load1Start, load1_max: load1Max, top_outside: top, host_probe_ms: probeMs,
+      samples: windows,
+      seconds: Math.round(seconds * 1000) / 1000,
+      outside_cpu_pct: pct(outside),
+      outside_cpu_pct_max: round1(maxPct),
+      steal_pct: pct(steal),
+      kernel_cpu_pct: pct(kernel),
+      load1_start: load1Start,
+      load1_max: load1Max,
+      top_outside: top,
+      host_probe_ms: probeMs,
     };
   }
 
@@ -283,7 +311,11 @@ export function judgeNoise(r: NoiseReport, t: NoiseThresholds = DEFAULT_NOISE_TH
 }
 
 /** Before a run: sample the machine for `seconds` with only `roots` (the runner itself) inside; busy when above the thresholds. */
-export async function machineBusy(seconds: number, t: NoiseThresholds = DEFAULT_NOISE_THRESHOLDS, roots: number[] = [process.pid]): Promise<{ busy: boolean; report: NoiseReport; reason: string }> {
+export async function machineBusy(
+  seconds: number,
+  t: NoiseThresholds = DEFAULT_NOISE_THRESHOLDS,
+  roots: number[] = [process.pid],
+): Promise<{ busy: boolean; report: NoiseReport; reason: string }> {
   const sampler = new NoiseSampler(() => roots);
   sampler.start();
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));

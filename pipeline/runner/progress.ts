@@ -4,7 +4,11 @@ import cliProgress from "cli-progress";
 function fmt(seconds: number): string {
   if (!Number.isFinite(seconds)) return "?";
   const s = Math.round(seconds);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+      : `${s}s`;
 }
 
 export class Progress {
@@ -16,7 +20,12 @@ export class Progress {
     this.total = total;
     if (interactive && total > 0) {
       this.bar = new cliProgress.SingleBar(
-        { format: " {bar} cell {value}/{total} | {elapsed_h} elapsed | ETA {eta_h} | {cell}", stream: process.stderr, hideCursor: true, clearOnComplete: false },
+        {
+          format: " {bar} cell {value}/{total} | {elapsed_h} elapsed | ETA {eta_h} | {cell}",
+          stream: process.stderr,
+          hideCursor: true,
+          clearOnComplete: false,
+        },
         cliProgress.Presets.shades_classic,
       );
       this.bar.start(total, 0, { cell: "starting", elapsed_h: "0s", eta_h: "?" });
@@ -35,7 +44,10 @@ export class Progress {
     this.done++;
     const { elapsed, eta } = this.times();
     if (this.bar) this.bar.update(this.done, { cell: `${cellId} ${status}`, elapsed_h: fmt(elapsed), eta_h: fmt(eta) });
-    else process.stderr.write(`[${this.done}/${this.total}] ${cellId} ${status} (${seconds.toFixed(1)}s) | elapsed ${fmt(elapsed)} | ETA ${fmt(eta)}\n`);
+    else
+      process.stderr.write(
+        `[${this.done}/${this.total}] ${cellId} ${status} (${seconds.toFixed(1)}s) | elapsed ${fmt(elapsed)} | ETA ${fmt(eta)}\n`,
+      );
   }
   /** Cells added while running (the sequential loop's extra repetitions). */
   addTotal(n: number): void {

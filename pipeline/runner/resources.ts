@@ -26,7 +26,15 @@ export function readStat(pid: number): ProcStat | null {
     // f[i] is field i+3 of proc(5): f[1]=ppid, f[11..14]=utime stime cutime cstime, f[19]=starttime
     const ownTicks = Number(f[11]) + Number(f[12]);
     const childTicks = Number(f[13]) + Number(f[14]);
-    return { pid, ppid: Number(f[1]), comm: s.slice(s.indexOf("(") + 1, close), ownTicks, childTicks, cpuTicks: ownTicks + childTicks, startTicks: Number(f[19]) };
+    return {
+      pid,
+      ppid: Number(f[1]),
+      comm: s.slice(s.indexOf("(") + 1, close),
+      ownTicks,
+      childTicks,
+      cpuTicks: ownTicks + childTicks,
+      startTicks: Number(f[19]),
+    };
   } catch {
     return null;
   }
@@ -49,7 +57,11 @@ export function treeIn(all: ProcStat[], roots: number[]): Set<number> {
   let grew = true;
   while (grew) {
     grew = false;
-    for (const s of all) if (!inTree.has(s.pid) && inTree.has(s.ppid)) { inTree.add(s.pid); grew = true; }
+    for (const s of all)
+      if (!inTree.has(s.pid) && inTree.has(s.ppid)) {
+        inTree.add(s.pid);
+        grew = true;
+      }
   }
   return inTree;
 }
@@ -98,7 +110,11 @@ export const MEASURE_END = ".measure-end";
 // marker" keeps the figure right when the event loop ticks late on a loaded machine: a window no
 // tick fell inside is still measured (by the samples around it), never read as 0 CPU seconds.
 // Without markers the window is the whole cell.
-interface ResourceSample { at: number; cpu: number; pssMiB: number }
+interface ResourceSample {
+  at: number;
+  cpu: number;
+  pssMiB: number;
+}
 
 function sampleTree(roots: number[]): ResourceSample {
   const tree = processTree(roots);
@@ -113,7 +129,12 @@ function markerTime(cellDir: string, name: string): number | null {
   }
 }
 
-export interface ResourceUse { peakMiB: number; cpuPercent: number; cpuSeconds: number; window: "measured" | "whole-cell" }
+export interface ResourceUse {
+  peakMiB: number;
+  cpuPercent: number;
+  cpuSeconds: number;
+  window: "measured" | "whole-cell";
+}
 
 /** CPU and peak memory over the samples bracketing [from, to] (all samples when null). Exported for tests. */
 export function useOver(samples: ResourceSample[], from: number | null, to: number | null): ResourceUse {
@@ -129,7 +150,12 @@ export function useOver(samples: ResourceSample[], from: number | null, to: numb
   const cpuSeconds = samples[b].cpu - samples[a].cpu;
   const wall = (samples[b].at - samples[a].at) / 1000;
   // Percent of one core, as top shows it: 200 % = both cores of a 2-core box busy.
-  return { peakMiB: Math.max(...span.map((x) => x.pssMiB)), cpuSeconds, cpuPercent: wall > 0 ? (100 * cpuSeconds) / wall : 0, window: measured ? "measured" : "whole-cell" };
+  return {
+    peakMiB: Math.max(...span.map((x) => x.pssMiB)),
+    cpuSeconds,
+    cpuPercent: wall > 0 ? (100 * cpuSeconds) / wall : 0,
+    window: measured ? "measured" : "whole-cell",
+  };
 }
 
 export class ResourceSampler {

@@ -13,7 +13,11 @@ export function stateDir(): string {
   return process.env.SAMEBOX_STATE || "/var/lib/samebox";
 }
 
-interface LockBody { run_id: string; started_at: string; runner: NonNullable<RunManifest["runner"]> }
+interface LockBody {
+  run_id: string;
+  started_at: string;
+  runner: NonNullable<RunManifest["runner"]>;
+}
 
 function readLock(file: string): LockBody | undefined {
   try {
@@ -46,7 +50,10 @@ export function acquireRunLock(runId: string): () => void {
     const held = readLock(file);
     const dead = held ? deadRunnerReason({ status: "running", runner: held.runner } as RunManifest) : "unreadable";
     if (held && held.runner.pid === process.pid) return () => releaseRunLock(file, body); // a resume inside this process
-    if (!dead) throw new UserError(`another samebox run (${held!.run_id}, pid ${held!.runner.pid}, since ${held!.started_at}) is using SAMEBOX_STATE=${dir}; runs there share the systems' servers and data: wait for it to end, or give this run its own SAMEBOX_STATE`);
+    if (!dead)
+      throw new UserError(
+        `another samebox run (${held!.run_id}, pid ${held!.runner.pid}, since ${held!.started_at}) is using SAMEBOX_STATE=${dir}; runs there share the systems' servers and data: wait for it to end, or give this run its own SAMEBOX_STATE`,
+      );
     rmSync(file, { force: true }); // its runner is dead: take the lock over
   }
   throw new UserError(`could not take the run lock ${file}: another run took it at the same moment; try again`);

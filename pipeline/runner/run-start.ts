@@ -24,33 +24,75 @@ export function defaultNoiseGuard(): NoiseGuardMode {
   return process.env.SAMEBOX_CLOUD_INSTANCE_TYPE ? "strict" : "warn";
 }
 
-export async function refuseIfBusy(mode: NoiseGuardMode, allowBusy: boolean): Promise<NonNullable<RunManifest["noise_guard"]>["before_run"]> {
+export async function refuseIfBusy(
+  mode: NoiseGuardMode,
+  allowBusy: boolean,
+): Promise<NonNullable<RunManifest["noise_guard"]>["before_run"]> {
   if (mode === "off") return undefined;
   const b = await machineBusy(BUSY_CHECK_S[mode], DEFAULT_NOISE_THRESHOLDS, [process.pid]);
   const before = { busy: b.busy, outside_cpu_pct: Math.round(b.report.outside_cpu_pct * 10) / 10, reason: b.reason };
   if (b.busy && mode === "strict" && !allowBusy) {
-    throw new UserError(`the machine is busy before the run: ${b.reason}. Figures measured now would carry that load; wait until it is quiet (uptime, top), or pass --allow-busy (or --noise-guard warn) to measure anyway`);
+    throw new UserError(
+      `the machine is busy before the run: ${b.reason}. Figures measured now would carry that load; wait until it is quiet (uptime, top), or pass --allow-busy (or --noise-guard warn) to measure anyway`,
+    );
   }
   if (b.busy) process.stderr.write(`samebox: warning: the machine is busy before the run: ${b.reason}\n`);
   return before;
 }
 
-export async function newManifest(plan: Plan, runId: string, opts: RunOptions, mode: NoiseGuardMode, seed: number): Promise<RunManifest> {
+export async function newManifest(
+  plan: Plan,
+  runId: string,
+  opts: RunOptions,
+  mode: NoiseGuardMode,
+  seed: number,
+): Promise<RunManifest> {
   const git = gitInfo(repoRoot);
   return {
-    run_id: runId, status: "running", profile: plan.profile.name, studies: Object.keys(plan.studies), systems_requested: plan.systems,
-    started_at: new Date().toISOString(), ended_at: null, duration_s: null, commit: git.commit, dirty: git.dirty,
+    run_id: runId,
+    status: "running",
+    profile: plan.profile.name,
+    studies: Object.keys(plan.studies),
+    systems_requested: plan.systems,
+    started_at: new Date().toISOString(),
+    ended_at: null,
+    duration_s: null,
+    commit: git.commit,
+    dirty: git.dirty,
     // Other work on the machine skews every figure: the 1/5/15-minute load averages at start and end say how quiet it was.
     load_average: { start: os.loadavg().map((x) => Math.round(x * 100) / 100), end: null },
-    command: process.argv.slice(1).map((a) => path.relative(repoRoot, a) || a).join(" "),
-    machine: await machineInfo(), tools: toolVersions(), systems: {}, study_installs: {},
-    order: interleave(plan, seed), config: plan.config, config_hash: "", cells: plan.cells,
+    command: process.argv
+      .slice(1)
+      .map((a) => path.relative(repoRoot, a) || a)
+      .join(" "),
+    machine: await machineInfo(),
+    tools: toolVersions(),
+    systems: {},
+    study_installs: {},
+    order: interleave(plan, seed),
+    config: plan.config,
+    config_hash: "",
+    cells: plan.cells,
     summary: { ok: 0, failed: 0, skipped: 0, wrong_answer: 0, noisy: 0 },
     runner: runnerIdentity(),
     plan_options: {
-      profile: opts.profile, studies: opts.studies ?? [], systems: opts.systems ?? [], workloads: opts.workloads ?? [],
-      ...(opts.repetitions ? { repetitions: opts.repetitions } : {}), order_seed: seed, noise_guard: mode, no_sequential: !!opts.noSequential,
+      profile: opts.profile,
+      studies: opts.studies ?? [],
+      systems: opts.systems ?? [],
+      workloads: opts.workloads ?? [],
+      ...(opts.repetitions ? { repetitions: opts.repetitions } : {}),
+      order_seed: seed,
+      noise_guard: mode,
+      no_sequential: !!opts.noSequential,
     },
-    noise_guard: { mode, outside_cpu_pct: DEFAULT_NOISE_THRESHOLDS.outsideCpuPct, steal_pct: DEFAULT_NOISE_THRESHOLDS.stealPct, max_attempts: MAX_ATTEMPTS, flagged: 0, reruns: 0, noisy: 0 },
+    noise_guard: {
+      mode,
+      outside_cpu_pct: DEFAULT_NOISE_THRESHOLDS.outsideCpuPct,
+      steal_pct: DEFAULT_NOISE_THRESHOLDS.stealPct,
+      max_attempts: MAX_ATTEMPTS,
+      flagged: 0,
+      reruns: 0,
+      noisy: 0,
+    },
   };
 }

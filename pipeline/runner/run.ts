@@ -16,7 +16,19 @@ import { ensureRunFolders, insidePidfilesList, pending, recordsFromCells } from 
 import { installAll, readStudyVersions } from "./install.ts";
 import { deadRunnerReason, ManifestWriter, runnerIdentity } from "./manifest.ts";
 import type { Cell, NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
-import { defaultOrderSeed, INTERRUPTED_BEFORE, inVisit, interleave, newRunId, NOT_RUN, planRun, sortByVisits, systemsByStudy, visitOrder, visitOrderByStudy } from "./plan.ts";
+import {
+  defaultOrderSeed,
+  INTERRUPTED_BEFORE,
+  inVisit,
+  interleave,
+  newRunId,
+  NOT_RUN,
+  planRun,
+  sortByVisits,
+  systemsByStudy,
+  visitOrder,
+  visitOrderByStudy,
+} from "./plan.ts";
 import type { Visit } from "./plan.ts";
 import { applyPrepareBounds, recordedPrepareBounds } from "./prepare-bound.ts";
 import { Progress } from "./progress.ts";
@@ -31,30 +43,65 @@ export type { Cell, CellStatus, Plan, RunOptions, RunOrder, Visit } from "./plan
 
 export { defaultNoiseGuard } from "./run-start.ts";
 
-export interface RunResult { runDir: string; manifest: RunManifest | null; exitCode: number }
+export interface RunResult {
+  runDir: string;
+  manifest: RunManifest | null;
+  exitCode: number;
+}
 
-function newContext(plan: Plan, runDir: string, writer: ManifestWriter, mode: NoiseGuardMode, log: (s: string) => void): { ctx: RunContext; stopSignals: () => void } {
+function newContext(
+  plan: Plan,
+  runDir: string,
+  writer: ManifestWriter,
+  mode: NoiseGuardMode,
+  log: (s: string) => void,
+): { ctx: RunContext; stopSignals: () => void } {
   let interrupted = false;
   // every verb inherits where to list the pid files of daemons that belong to the system under test
   process.env.SAMEBOX_INSIDE_PIDFILES = insidePidfilesList(runDir);
   const m = writer.manifest;
-  const noise: NoiseSettings = { mode, maxAttempts: MAX_ATTEMPTS, flagged: m.noise_guard?.flagged ?? 0, reruns: m.noise_guard?.reruns ?? 0 };
+  const noise: NoiseSettings = {
+    mode,
+    maxAttempts: MAX_ATTEMPTS,
+    flagged: m.noise_guard?.flagged ?? 0,
+    reruns: m.noise_guard?.reruns ?? 0,
+  };
   const progress = new Progress(plan.cells.filter(pending).length);
   const ctx: RunContext = {
-    runId: m.run_id, runDir, plan, writer, machineLabel: m.machine.label ?? "", commit: m.commit, progress, noise, records: [],
-    interrupted: () => interrupted, log,
+    runId: m.run_id,
+    runDir,
+    plan,
+    writer,
+    machineLabel: m.machine.label ?? "",
+    commit: m.commit,
+    progress,
+    noise,
+    records: [],
+    interrupted: () => interrupted,
+    log,
   };
-  const onSignal = () => { interrupted = true; progress.note("interrupt received: finishing the current step, then stopping servers"); };
+  const onSignal = () => {
+    interrupted = true;
+    progress.note("interrupt received: finishing the current step, then stopping servers");
+  };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  return { ctx, stopSignals: () => { process.off("SIGINT", onSignal); process.off("SIGTERM", onSignal); } };
+  return {
+    ctx,
+    stopSignals: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
 }
 
 /** After the sequential loops: clean up the studies whose cleanup waited for them, one visit per system. */
 async function deferredCleanups(ctx: RunContext, lc: ReturnType<typeof newLifecycle>): Promise<void> {
   for (const system of ctx.plan.systems) {
     if (ctx.interrupted()) return;
-    const open = Object.keys(ctx.plan.studies).some((s) => lc.prepared.has(lifecycleKey(system, s)) && !lc.cleaned.has(lifecycleKey(system, s)));
+    const open = Object.keys(ctx.plan.studies).some(
+      (s) => lc.prepared.has(lifecycleKey(system, s)) && !lc.cleaned.has(lifecycleKey(system, s)),
+    );
     if (open) await runVisit(ctx, lc, { repetition: 0, system }, true);
   }
 }
@@ -71,7 +118,11 @@ function orderAvailable(ctx: RunContext, seed: number): void {
   const hasPending = (v: Visit) => ctx.plan.cells.some((c) => inVisit(c, v) && pending(c));
   const done = order.visits.filter((v) => !hasPending(v));
   // A run begun with per-system visits (seeded-rotation) is resumed the way it began.
-  const todo = (order.method === "seeded-rotation" ? visitOrder(available, maxRep, seed) : visitOrderByStudy(systemsByStudy(ctx.plan, available, pending), maxRep, seed)).filter(hasPending);
+  const todo = (
+    order.method === "seeded-rotation"
+      ? visitOrder(available, maxRep, seed)
+      : visitOrderByStudy(systemsByStudy(ctx.plan, available, pending), maxRep, seed)
+  ).filter(hasPending);
   order.visits = [...done, ...todo];
   sortByVisits(ctx.plan.cells, order.visits, Object.keys(ctx.plan.studies));
   ctx.writer.write();
@@ -99,30 +150,52 @@ function finish(ctx: RunContext, startedAtMs: number): RunResult {
   const m = ctx.writer.manifest;
   const interrupted = ctx.interrupted();
   for (const c of ctx.plan.cells) if (pending(c)) c.reason = interrupted ? INTERRUPTED_BEFORE : NOT_RUN;
-  for (const v of Object.values(m.systems)) if (v.status === "pending") v.status = interrupted ? "interrupted" : "not run";
-  if (interrupted) m.interrupted_reason = "the runner received SIGINT or SIGTERM; continue it with samebox run --resume " + m.run_id;
-  if (m.noise_guard) Object.assign(m.noise_guard, { flagged: ctx.noise.flagged, reruns: ctx.noise.reruns, noisy: ctx.plan.cells.filter((c) => c.status === "noisy").length });
+  for (const v of Object.values(m.systems))
+    if (v.status === "pending") v.status = interrupted ? "interrupted" : "not run";
+  if (interrupted)
+    m.interrupted_reason = "the runner received SIGINT or SIGTERM; continue it with samebox run --resume " + m.run_id;
+  if (m.noise_guard)
+    Object.assign(m.noise_guard, {
+      flagged: ctx.noise.flagged,
+      reruns: ctx.noise.reruns,
+      noisy: ctx.plan.cells.filter((c) => c.status === "noisy").length,
+    });
   writeFileSync(path.join(ctx.runDir, "records.csv"), toCsv(ctx.records));
-  ctx.writer.close(interrupted ? "interrupted" : "complete", startedAtMs, os.loadavg().map((x) => Math.round(x * 100) / 100));
+  ctx.writer.close(
+    interrupted ? "interrupted" : "complete",
+    startedAtMs,
+    os.loadavg().map((x) => Math.round(x * 100) / 100),
+  );
   const sum = m.summary;
   return { runDir: ctx.runDir, manifest: m, exitCode: sum.failed + sum.wrong_answer > 0 || interrupted ? 1 : 0 };
 }
 
-export async function runSuite(opts: RunOptions & { resume?: string }, log: (s: string) => void = (s) => process.stderr.write(s + "\n")): Promise<RunResult> {
+export async function runSuite(
+  opts: RunOptions & { resume?: string },
+  log: (s: string) => void = (s) => process.stderr.write(s + "\n"),
+): Promise<RunResult> {
   if (opts.resume) return resumeRun(opts.resume, opts, log);
   const plan = planRun(opts);
   applyPrepareBounds(plan, prepareBounds(plan)); // a profile's larger data gets a longer prepare (the estimate's projection)
   const runId = opts.runId ?? newRunId(plan.profile.name);
-  if (!/^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$/.test(runId)) throw new UserError(`invalid run id '${runId}'; expected YYYYMMDDTHHMMSSZ-<lowercase-slug>, e.g. ${newRunId(plan.profile.name)}`);
+  if (!/^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$/.test(runId))
+    throw new UserError(
+      `invalid run id '${runId}'; expected YYYYMMDDTHHMMSSZ-<lowercase-slug>, e.g. ${newRunId(plan.profile.name)}`,
+    );
   const seed = opts.orderSeed ?? defaultOrderSeed(runId);
   if (opts.dryRun) {
     const order = interleave(plan, seed);
     for (const c of plan.cells) log(c.id);
-    log(`${plan.cells.length} cells (dry run: nothing started, nothing written) in ${order.visits.length} visits, order seed ${order.seed}`);
+    log(
+      `${plan.cells.length} cells (dry run: nothing started, nothing written) in ${order.visits.length} visits, order seed ${order.seed}`,
+    );
     return { runDir: "", manifest: null, exitCode: 0 };
   }
   const runDir = path.join(runsDir(), runId);
-  if (existsSync(runDir)) throw new UserError(`run folder ${runDir} already exists; runs are never overwritten (choose another --run-id, or continue it with --resume ${runId})`);
+  if (existsSync(runDir))
+    throw new UserError(
+      `run folder ${runDir} already exists; runs are never overwritten (choose another --run-id, or continue it with --resume ${runId})`,
+    );
   const release = acquireRunLock(runId);
   try {
     return await startRun(plan, runId, runDir, seed, opts, log);
@@ -131,7 +204,14 @@ export async function runSuite(opts: RunOptions & { resume?: string }, log: (s: 
   }
 }
 
-async function startRun(plan: Plan, runId: string, runDir: string, seed: number, opts: RunOptions, log: (s: string) => void): Promise<RunResult> {
+async function startRun(
+  plan: Plan,
+  runId: string,
+  runDir: string,
+  seed: number,
+  opts: RunOptions,
+  log: (s: string) => void,
+): Promise<RunResult> {
   const mode = opts.noiseGuard ?? defaultNoiseGuard();
   const beforeRun = await refuseIfBusy(mode, !!opts.allowBusy);
   mkdirSync(runsDir(), { recursive: true });
@@ -155,7 +235,15 @@ async function startRun(plan: Plan, runId: string, runDir: string, seed: number,
 function setAsideCutShort(runDir: string, cells: Cell[]): void {
   for (const c of cells) {
     if (!pending(c) && c.reason !== INTERRUPTED_BEFORE) continue;
-    Object.assign(c, { status: "skipped", reason: NOT_RUN, log: "", started_at: "", duration_s: 0, exit_code: null, records: 0 });
+    Object.assign(c, {
+      status: "skipped",
+      reason: NOT_RUN,
+      log: "",
+      started_at: "",
+      duration_s: 0,
+      exit_code: null,
+      records: 0,
+    });
     const dir = path.join(runDir, "cells", c.id);
     let k = 1;
     while (existsSync(`${dir}.interrupted-${k}`)) k++;
@@ -166,9 +254,13 @@ function setAsideCutShort(runDir: string, cells: Cell[]): void {
 async function resumeRun(runId: string, opts: RunOptions, log: (s: string) => void): Promise<RunResult> {
   const runDir = path.join(runsDir(), runId);
   const m = ManifestWriter.read(runDir);
-  if (m.status === "complete") throw new UserError(`run ${runId} is complete; nothing to resume (a new run needs a new run id)`);
+  if (m.status === "complete")
+    throw new UserError(`run ${runId} is complete; nothing to resume (a new run needs a new run id)`);
   const dead = deadRunnerReason(m);
-  if (m.status === "running" && !dead) throw new UserError(`run ${runId} is still being written by pid ${m.runner?.pid} on ${m.runner?.host}; stop that runner first`);
+  if (m.status === "running" && !dead)
+    throw new UserError(
+      `run ${runId} is still being written by pid ${m.runner?.pid} on ${m.runner?.host}; stop that runner first`,
+    );
   const release = acquireRunLock(runId);
   try {
     return await continueRun(runId, runDir, m, dead, opts, log);
@@ -177,17 +269,41 @@ async function resumeRun(runId: string, opts: RunOptions, log: (s: string) => vo
   }
 }
 
-async function continueRun(runId: string, runDir: string, m: ReturnType<typeof ManifestWriter.read>, dead: string | null, opts: RunOptions, log: (s: string) => void): Promise<RunResult> {
+async function continueRun(
+  runId: string,
+  runDir: string,
+  m: ReturnType<typeof ManifestWriter.read>,
+  dead: string | null,
+  opts: RunOptions,
+  log: (s: string) => void,
+): Promise<RunResult> {
   const po = m.plan_options;
-  if (!po?.profile) throw new UserError(`run ${runId} does not record the options it was planned with (made before --resume existed); it cannot be continued`);
-  const opt = { profile: po.profile, studies: po.studies, systems: po.systems, workloads: po.workloads, repetitions: po.repetitions, noSequential: po.no_sequential };
+  if (!po?.profile)
+    throw new UserError(
+      `run ${runId} does not record the options it was planned with (made before --resume existed); it cannot be continued`,
+    );
+  const opt = {
+    profile: po.profile,
+    studies: po.studies,
+    systems: po.systems,
+    workloads: po.workloads,
+    repetitions: po.repetitions,
+    noSequential: po.no_sequential,
+  };
   const plan = planRun(opt);
   applyPrepareBounds(plan, recordedPrepareBounds(m.config)); // the bounds the run began with
   plan.cells = m.cells as Cell[]; // the manifest's cells, including repetitions the sequential loop added
   setAsideCutShort(runDir, plan.cells);
   const pendingCount = plan.cells.filter(pending).length;
   m.resumed = m.resumed ?? [];
-  m.resumed.push({ at: new Date().toISOString(), pending: pendingCount, reason: m.status === "running" ? `runner died: ${dead}` : `status was ${m.status}${m.interrupted_reason ? ` (${m.interrupted_reason})` : ""}` });
+  m.resumed.push({
+    at: new Date().toISOString(),
+    pending: pendingCount,
+    reason:
+      m.status === "running"
+        ? `runner died: ${dead}`
+        : `status was ${m.status}${m.interrupted_reason ? ` (${m.interrupted_reason})` : ""}`,
+  });
   Object.assign(m, { status: "running", runner: runnerIdentity(), ended_at: null, duration_s: null });
   delete m.interrupted_reason;
   const writer = new ManifestWriter(runDir, m);

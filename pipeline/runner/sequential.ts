@@ -10,7 +10,16 @@ import { cellKey } from "../lib/records.ts";
 import { serverRule, splitServer } from "../lib/servers.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
-import { cellMatchesSide, claimSides, judgeSequentialClaim, lookTwoCouldDecide, lookTwoLevel, memberClaim, pairedSamples, twoLookPlan } from "../lib/verdicts.ts";
+import {
+  cellMatchesSide,
+  claimSides,
+  judgeSequentialClaim,
+  lookTwoCouldDecide,
+  lookTwoLevel,
+  memberClaim,
+  pairedSamples,
+  twoLookPlan,
+} from "../lib/verdicts.ts";
 import { belowScale } from "../lib/claim-run.ts";
 import type { ClaimJudgement, LookPlan } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
@@ -25,14 +34,18 @@ type RunContextManifestSequential = RunContext["writer"]["manifest"]["sequential
 /** Start-up and stop of a system around an added visit, when nothing measured says better. */
 const VISIT_OVERHEAD_S = 10;
 
-
 /** The run's records of one study that count for verdicts: records of ok cells only (noisy cells are kept but not judged). */
 export function judgedRecords(records: ResultRecord[], cells: Cell[], study: string): ResultRecord[] {
   const ok = new Set(cells.filter((c) => c.study === study && c.status === "ok").map(cellKey));
   return records.filter((r) => r.study === study && ok.has(cellKey(r)));
 }
 
-export function judgeStudy(ctx: RunContext, study: string, claims: Claim[], plan: LookPlan): Array<{ claim: Claim; j: ClaimJudgement }> {
+export function judgeStudy(
+  ctx: RunContext,
+  study: string,
+  claims: Claim[],
+  plan: LookPlan,
+): Array<{ claim: Claim; j: ClaimJudgement }> {
   const recs = judgedRecords(ctx.records, ctx.plan.cells, study);
   const env = ctx.plan.studies[study]?.env;
   // a size this run's data cannot show (below the seed's scale) is not measured here: no repetitions are added for it
@@ -62,18 +75,31 @@ function neededCells(ctx: RunContext, study: string, undecided: Claim[]): Cell[]
 function repetitionSeconds(ctx: RunContext, cells: Cell[]): number {
   let s = 0;
   for (const n of cells) {
-    const same = ctx.plan.cells.filter((c) => cellKey({ ...c, repetition: 0 }) === cellKey({ ...n, repetition: 0 }) && c.duration_s > 0);
+    const same = ctx.plan.cells.filter(
+      (c) => cellKey({ ...c, repetition: 0 }) === cellKey({ ...n, repetition: 0 }) && c.duration_s > 0,
+    );
     s += same.reduce((t, c) => t + c.duration_s, 0) / Math.max(1, same.length);
   }
   return s + VISIT_OVERHEAD_S * new Set(cells.map((c) => c.system)).size;
 }
 
-async function addRepetition(ctx: RunContext, lc: StudyLifecycle, study: string, ps: PlannedStudy, needed: Cell[], rep: number, seed: number): Promise<void> {
+async function addRepetition(
+  ctx: RunContext,
+  lc: StudyLifecycle,
+  study: string,
+  ps: PlannedStudy,
+  needed: Cell[],
+  rep: number,
+  seed: number,
+): Promise<void> {
   const keys = new Set(needed.map((c) => cellKey({ ...c, repetition: 0 })));
   const systems = [...new Set(needed.map((c) => c.system))].sort();
   const rule = serverRule(ps.study);
   for (const system of systems) {
-    const only = (w: string, variant: string, conc: number) => keys.has(cellKey({ study, workload: w, system, ...splitServer(rule, w, variant), concurrency: conc, repetition: 0 }));
+    const only = (w: string, variant: string, conc: number) =>
+      keys.has(
+        cellKey({ study, workload: w, system, ...splitServer(rule, w, variant), concurrency: conc, repetition: 0 }),
+      );
     ctx.plan.cells.push(...studyCells(study, ps, system, rep, only));
   }
   const visits = visitOrderByStudy([[study, systems]], rep, seed, rep);
@@ -94,27 +120,59 @@ function openParts(claim: Claim, j: ClaimJudgement): Claim[] {
 }
 
 function summary(judged: Array<{ claim: Claim; j: ClaimJudgement }>): StudySequential["claims"] {
-  return judged.map(({ claim, j }) => ({ id: claim.id, verdict: j.verdict, n: j.n, ratio: j.ratio ?? null, lo: j.lo ?? null, hi: j.hi ?? null, why: j.why }));
+  return judged.map(({ claim, j }) => ({
+    id: claim.id,
+    verdict: j.verdict,
+    n: j.n,
+    ratio: j.ratio ?? null,
+    lo: j.lo ?? null,
+    hi: j.hi ?? null,
+    why: j.why,
+  }));
 }
 
 const pct = (a: number) => `${Number((a * 100).toPrecision(3))} %`;
 
 function newRecord(ps: PlannedStudy, max: number, budgetS: number, plan: LookPlan): StudySequential {
   return {
-    min_repetitions: ps.repetitions, max_repetitions: max, budget_s: budgetS, spent_s: 0, looks: 2, repetitions_added: 0,
-    alpha_spending: { rule: "lan-demets-pocock", alpha: plan.alpha1 + plan.alpha2, base: plan.base, max: plan.max, alpha1: plan.alpha1, alpha2: plan.alpha2, exact: plan.exact === true },
+    min_repetitions: ps.repetitions,
+    max_repetitions: max,
+    budget_s: budgetS,
+    spent_s: 0,
+    looks: 2,
+    repetitions_added: 0,
+    alpha_spending: {
+      rule: "lan-demets-pocock",
+      alpha: plan.alpha1 + plan.alpha2,
+      base: plan.base,
+      max: plan.max,
+      alpha1: plan.alpha1,
+      alpha2: plan.alpha2,
+      exact: plan.exact === true,
+    },
     method: `paired t interval on per-repetition log ratios; two looks (after ${plan.base} repetitions at ${pct(plan.alpha1)}; after the added ones spending ${pct(plan.alpha2)}, a nominal ${pct(lookTwoLevel(plan, plan.base, plan.max))} at ${plan.max} repetitions by the exact two-look boundary): Lan–DeMets Pocock-type alpha-spending of 5 %`,
-    stopped: "", claims: [],
+    stopped: "",
+    claims: [],
   };
 }
 
 /** Why no (more) repetitions are added, or "" to add one. */
-function stopReason(ctx: RunContext, undecided: number, needed: Cell[], rep: number, max: number, spent: number, budgetS: number): string {
+function stopReason(
+  ctx: RunContext,
+  undecided: number,
+  needed: Cell[],
+  rep: number,
+  max: number,
+  spent: number,
+  budgetS: number,
+): string {
   if (undecided === 0) return "every measurable claim is decided";
   if (needed.length === 0) return "the undecided claims have no measured cells to repeat";
-  if (rep >= max) return `reached the maximum of ${max} repetitions; look 2 judged the ${undecided} claim(s) undecided at look 1`;
+  if (rep >= max)
+    return `reached the maximum of ${max} repetitions; look 2 judged the ${undecided} claim(s) undecided at look 1`;
   const next = repetitionSeconds(ctx, needed);
-  if (spent + next > budgetS) return `the next repetition (~${Math.round(next)} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent); look 2 judged the ${undecided} claim(s) undecided at look 1`;
+  if (spent + next > budgetS)
+    return `the next repetition (~${Math.round(next)} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent); look 2 judged the ${undecided} claim(s) undecided at look 1`;
   return ctx.interrupted() ? "the run was interrupted" : "";
 }
 
@@ -137,17 +195,25 @@ export async function sequentialStudy(ctx: RunContext, lc: StudyLifecycle, study
   const repeatable = open.filter(({ j }) => lookTwoCouldDecide(j, max, lookTwoLevel(plan, plan.base, max)));
   const undecided = repeatable.map(({ claim }) => claim);
   const hopeless = open.length - undecided.length;
-  const needed = neededCells(ctx, study, repeatable.flatMap(({ claim, j }) => openParts(claim, j)));
+  const needed = neededCells(
+    ctx,
+    study,
+    repeatable.flatMap(({ claim, j }) => openParts(claim, j)),
+  );
   let rep = Math.max(ps.repetitions, ...ctx.plan.cells.filter((c) => c.study === study).map((c) => c.repetition));
   const started = performance.now() - (seq.spent_s ?? 0) * 1000;
   let stop = "";
-  if (undecided.length) ctx.progress.note(`${study}: look 1 left ${undecided.length} claim(s) undecided that look 2 could decide (${undecided.map((c) => c.id).join(", ")}); adding repetitions of ${needed.length} cell(s)`);
+  if (undecided.length)
+    ctx.progress.note(
+      `${study}: look 1 left ${undecided.length} claim(s) undecided that look 2 could decide (${undecided.map((c) => c.id).join(", ")}); adding repetitions of ${needed.length} cell(s)`,
+    );
   for (;;) {
     const spent = (performance.now() - started) / 1000;
     seq.spent_s = Math.round(spent);
     stop = stopReason(ctx, undecided.length, needed, rep, max, spent, budgetS);
     if (stop) {
-      if (hopeless) stop = `${undecided.length === 0 && open.length ? "no repetitions added" : stop}; ${hopeless} claim(s) undecided at look 1 that ${max} repetitions could not decide at look 2's level (projected from look 1's spread) got none`;
+      if (hopeless)
+        stop = `${undecided.length === 0 && open.length ? "no repetitions added" : stop}; ${hopeless} claim(s) undecided at look 1 that ${max} repetitions could not decide at look 2's level (projected from look 1's spread) got none`;
       break;
     }
     rep++;

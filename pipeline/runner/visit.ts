@@ -53,27 +53,44 @@ async function startSystem(ctx: RunContext, system: string, tag: string): Promis
   const s = await runVerb(verb("start"), [], { timeoutS: 300, ...verbLog(ctx, `${tag}.start`) });
   if (s.code === EXIT_UNAVAILABLE) {
     const why = unavailableReason(s) || "not available on this machine";
-    markCells(ctx, (c) => c.system === system, "skipped", `${system} not available here: ${why}`, `logs/${tag}.start.err`, s.code);
+    markCells(
+      ctx,
+      (c) => c.system === system,
+      "skipped",
+      `${system} not available here: ${why}`,
+      `logs/${tag}.start.err`,
+      s.code,
+    );
     Object.assign(systemsOut[system], { status: "skipped", reason: why });
     return null;
   }
-  if (s.code !== 0) throw new VerbFailure(`start failed (exit ${s.code}): ${tail(s.stderr)}`, `logs/${tag}.start.err`, s.code);
+  if (s.code !== 0)
+    throw new VerbFailure(`start failed (exit ${s.code}): ${tail(s.stderr)}`, `logs/${tag}.start.err`, s.code);
   const chk = await runVerb(verb("check"), [], { timeoutS: 120, ...verbLog(ctx, `${tag}.check`) });
-  if (chk.code !== 0) throw new VerbFailure(`check failed (exit ${chk.code}): ${tail(chk.stderr)}`, `logs/${tag}.check.err`, chk.code);
+  if (chk.code !== 0)
+    throw new VerbFailure(`check failed (exit ${chk.code}): ${tail(chk.stderr)}`, `logs/${tag}.check.err`, chk.code);
   const st: SystemState = { def, version: "", env: {}, pids: [], config: {} };
   st.version = (await runVerb(verb("version"), [], { timeoutS: 60 })).stdout.trim().split("\n")[0] ?? "";
   st.env = parseKeyValues((await runVerb(verb("env"), [], { timeoutS: 60 })).stdout);
   st.config = parseKeyValues((await runVerb(verb("config"), [], { timeoutS: 60 })).stdout);
   st.pids = await readPids(st);
   if (systemsOut[system].status !== "ok") {
-    Object.assign(systemsOut[system], { version: st.version || null, config: st.config, status: "ok", memory_after_start_mib: st.pids.length ? Math.round(treeMemoryMiB(st.pids)) : null });
+    Object.assign(systemsOut[system], {
+      version: st.version || null,
+      config: st.config,
+      status: "ok",
+      memory_after_start_mib: st.pids.length ? Math.round(treeMemoryMiB(st.pids)) : null,
+    });
   }
   ctx.writer.write();
   return st;
 }
 
 export async function readPids(st: SystemState): Promise<number[]> {
-  return (await runVerb(path.join(st.def.dir, "pids"), [], { timeoutS: 60 })).stdout.split(/\s+/).filter((x) => /^\d+$/.test(x)).map(Number);
+  return (await runVerb(path.join(st.def.dir, "pids"), [], { timeoutS: 60 })).stdout
+    .split(/\s+/)
+    .filter((x) => /^\d+$/.test(x))
+    .map(Number);
 }
 
 /**
@@ -81,7 +98,15 @@ export async function readPids(st: SystemState): Promise<number[]> {
  * (system.json memory_only: a restart between visits loses what prepare loaded); false when it failed (its
  * cells are marked).
  */
-async function prepareOnce(ctx: RunContext, lc: StudyLifecycle, st: SystemState, studyName: string, ps: PlannedStudy, env: Record<string, string>, rep: number): Promise<boolean> {
+async function prepareOnce(
+  ctx: RunContext,
+  lc: StudyLifecycle,
+  st: SystemState,
+  studyName: string,
+  ps: PlannedStudy,
+  env: Record<string, string>,
+  rep: number,
+): Promise<boolean> {
   const system = st.def.name;
   const key = lifecycleKey(system, studyName);
   const memoryOnly = st.def.memory_only === true;
@@ -91,25 +116,60 @@ async function prepareOnce(ctx: RunContext, lc: StudyLifecycle, st: SystemState,
   ctx.progress.note(`${system}: prepare ${studyName}`);
   // The plan reaches the study as arguments and environment, never by reading the run's files:
   // WORKLOADS = this system's still-planned workloads of the study (as install gets them).
-  const prepEnv = { ...env, WORKLOADS: plannedList(ctx.plan.cells.filter((c) => ofStudy(c) && pending(c)), "workload") };
-  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], { env: prepEnv, timeoutS: prepareTimeoutS(ps, system), ...verbLog(ctx, logName) });
+  const prepEnv = {
+    ...env,
+    WORKLOADS: plannedList(
+      ctx.plan.cells.filter((c) => ofStudy(c) && pending(c)),
+      "workload",
+    ),
+  };
+  const prep = await runVerb(path.join(ps.study.dir, "prepare"), [system], {
+    env: prepEnv,
+    timeoutS: prepareTimeoutS(ps, system),
+    ...verbLog(ctx, logName),
+  });
   if (prep.code !== 0) {
     const status: CellStatus = prep.code === EXIT_UNAVAILABLE ? "skipped" : "failed";
-    markCells(ctx, ofStudy, status, `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`, `logs/${logName}.err`, prep.code);
+    markCells(
+      ctx,
+      ofStudy,
+      status,
+      `prepare ${studyName} on ${system} ${prep.timedOut ? "timed out" : `exited ${prep.code}`}: ${tail(prep.stderr + prep.stdout)}`,
+      `logs/${logName}.err`,
+      prep.code,
+    );
     return false;
   }
   lc.prepared.add(key);
   return true;
 }
 
-export async function cleanup(ctx: RunContext, lc: StudyLifecycle, system: string, studyName: string, env: Record<string, string>): Promise<void> {
+export async function cleanup(
+  ctx: RunContext,
+  lc: StudyLifecycle,
+  system: string,
+  studyName: string,
+  env: Record<string, string>,
+): Promise<void> {
   const key = lifecycleKey(system, studyName);
   if (!lc.prepared.has(key) || lc.cleaned.has(key)) return;
-  await runVerb(path.join(ctx.plan.studies[studyName].study.dir, "cleanup"), [system], { env, timeoutS: 600, ...verbLog(ctx, `${system}.${studyName}.cleanup`) });
+  await runVerb(path.join(ctx.plan.studies[studyName].study.dir, "cleanup"), [system], {
+    env,
+    timeoutS: 600,
+    ...verbLog(ctx, `${system}.${studyName}.cleanup`),
+  });
   lc.cleaned.add(key);
 }
 
-async function visitStudy(ctx: RunContext, lc: StudyLifecycle, visit: Visit, st: SystemState, studyName: string, ps: PlannedStudy, finalCleanup: boolean): Promise<void> {
+async function visitStudy(
+  ctx: RunContext,
+  lc: StudyLifecycle,
+  visit: Visit,
+  st: SystemState,
+  studyName: string,
+  ps: PlannedStudy,
+  finalCleanup: boolean,
+): Promise<void> {
   const system = visit.system;
   const key = lifecycleKey(system, studyName);
   const cells = ctx.plan.cells.filter((c) => c.study === studyName && inVisit(c, visit) && pending(c));
@@ -120,7 +180,8 @@ async function visitStudy(ctx: RunContext, lc: StudyLifecycle, visit: Visit, st:
     await runCell(ctx, cell, st, ps, baseEnv, () => readPids(st));
   }
   const last = visit.repetition >= (lc.lastRep.get(key) ?? 0);
-  if (!ctx.interrupted() && (finalCleanup || (last && !lc.deferred.has(key)))) await cleanup(ctx, lc, system, studyName, baseEnv);
+  if (!ctx.interrupted() && (finalCleanup || (last && !lc.deferred.has(key))))
+    await cleanup(ctx, lc, system, studyName, baseEnv);
 }
 
 /**
@@ -129,7 +190,8 @@ async function visitStudy(ctx: RunContext, lc: StudyLifecycle, visit: Visit, st:
  */
 export async function runVisit(ctx: RunContext, lc: StudyLifecycle, visit: Visit, finalCleanup = false): Promise<void> {
   const system = visit.system;
-  const needsCleanup = (s: string) => lc.prepared.has(lifecycleKey(system, s)) && !lc.cleaned.has(lifecycleKey(system, s));
+  const needsCleanup = (s: string) =>
+    lc.prepared.has(lifecycleKey(system, s)) && !lc.cleaned.has(lifecycleKey(system, s));
   const work = finalCleanup
     ? Object.keys(ctx.plan.studies).some(needsCleanup)
     : ctx.plan.cells.some((c) => inVisit(c, visit) && pending(c));
@@ -138,7 +200,9 @@ export async function runVisit(ctx: RunContext, lc: StudyLifecycle, visit: Visit
   ctx.writer.manifest.systems[system] ??= { version: null, config: {}, status: "pending", reason: "" };
   let started = false;
   try {
-    ctx.progress.note(`${system}: start (${finalCleanup ? "cleanup" : `${visit.study ? `${visit.study}, ` : ""}repetition ${visit.repetition}`})`);
+    ctx.progress.note(
+      `${system}: start (${finalCleanup ? "cleanup" : `${visit.study ? `${visit.study}, ` : ""}repetition ${visit.repetition}`})`,
+    );
     started = true;
     const st = await startSystem(ctx, system, tag);
     if (!st) return;
@@ -155,8 +219,12 @@ export async function runVisit(ctx: RunContext, lc: StudyLifecycle, visit: Visit
   } finally {
     if (started) {
       ctx.progress.note(`${system}: stop`);
-      const stop = await runVerb(path.join(loadSystem(system).dir, "stop"), [], { timeoutS: 180, ...verbLog(ctx, `${tag}.stop`) });
-      if (stop.code !== 0 && stop.code !== EXIT_UNAVAILABLE) ctx.log(`samebox: warning: ${system} stop exited ${stop.code}: ${tail(stop.stderr)}`);
+      const stop = await runVerb(path.join(loadSystem(system).dir, "stop"), [], {
+        timeoutS: 180,
+        ...verbLog(ctx, `${tag}.stop`),
+      });
+      if (stop.code !== 0 && stop.code !== EXIT_UNAVAILABLE)
+        ctx.log(`samebox: warning: ${system} stop exited ${stop.code}: ${tail(stop.stderr)}`);
     }
     ctx.writer.write();
   }

@@ -41,7 +41,8 @@ function openMaps(node: unknown): JSONSchema {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) out[k] = k === "enum" || k === "const" ? v : openMaps(v);
   const isObject = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object"));
-  if (isObject && !("properties" in out) && !("additionalProperties" in out) && !("patternProperties" in out)) out.additionalProperties = true;
+  if (isObject && !("properties" in out) && !("additionalProperties" in out) && !("patternProperties" in out))
+    out.additionalProperties = true;
   return out as JSONSchema;
 }
 
@@ -59,7 +60,10 @@ function sharedDefs(): Record<string, Def> {
 }
 function defTypes(defs: Record<string, Def>): string {
   return Object.values(defs)
-    .map((d) => `${d.description ? `/** ${d.description} */\n` : ""}export type ${d.title} = ${(d.enum ?? []).map((v) => JSON.stringify(v)).join(" | ")};`)
+    .map(
+      (d) =>
+        `${d.description ? `/** ${d.description} */\n` : ""}export type ${d.title} = ${(d.enum ?? []).map((v) => JSON.stringify(v)).join(" | ")};`,
+    )
     .join("\n");
 }
 // `used` collects the type names the $refs became, each with the schema file that declares it (the
@@ -70,7 +74,8 @@ function useDefs(node: unknown, defs: Record<string, Def>, used: Map<string, str
   const { $ref, ...rest } = node as Record<string, unknown>;
   const m = typeof $ref === "string" ? defsRef.exec($ref) : null;
   if (m) {
-    if (!defs[m[1]]) throw new Error(`gen-types: ${$ref} names no $defs entry of ${DEFS}; valid: ${Object.keys(defs).join(", ")}`);
+    if (!defs[m[1]])
+      throw new Error(`gen-types: ${$ref} names no $defs entry of ${DEFS}; valid: ${Object.keys(defs).join(", ")}`);
     used.set(defs[m[1]].title, DEFS);
     return { ...rest, enum: defs[m[1]].enum, tsType: defs[m[1]].title };
   }
@@ -81,17 +86,24 @@ function useDefs(node: unknown, defs: Record<string, Def>, used: Map<string, str
     used.set(type, other[1]);
     return { ...rest, tsType: other[2] ? `${type}[${JSON.stringify(other[2])}]` : type };
   }
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === "enum" || k === "const" ? v : useDefs(v, defs, used)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k, k === "enum" || k === "const" ? v : useDefs(v, defs, used)]),
+  );
 }
 
 // types/<name>.ts for <name>.schema.json.
 const moduleOf = (schemaFile: string) => `${schemaFile.replace(/\.schema\.json$/, "")}.ts`;
 
 // The names a module declares (export type X / export interface X), in order.
-const declared = (ts: string) => [...ts.matchAll(/^export (?:type|interface) ([A-Za-z_][A-Za-z0-9_]*)/gm)].map((m) => m[1]);
+const declared = (ts: string) =>
+  [...ts.matchAll(/^export (?:type|interface) ([A-Za-z_][A-Za-z0-9_]*)/gm)].map((m) => m[1]);
 
 // The code of a module without its comments and string literals: what a type name must appear in to be used.
-const codeOnly = (ts: string) => ts.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "").replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
+const codeOnly = (ts: string) =>
+  ts
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/\/\/.*$/gm, "")
+    .replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
 
 // One import line a declaring module, for the $ref'd names the compiled module uses and does not declare.
 function importsOf(ts: string, used: Map<string, string>): string {
@@ -102,8 +114,10 @@ function importsOf(ts: string, used: Map<string, string>): string {
     if (own.has(name) || !new RegExp(`\\b${name}\\b`).test(code)) continue;
     bySource.set(source, [...(bySource.get(source) ?? []), name]);
   }
-  return [...bySource.entries()].sort(([a], [b]) => a.localeCompare(b))
-    .map(([source, names]) => `import type { ${names.sort().join(", ")} } from "./${moduleOf(source)}";\n`).join("");
+  return [...bySource.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([source, names]) => `import type { ${names.sort().join(", ")} } from "./${moduleOf(source)}";\n`)
+    .join("");
 }
 
 async function schemaModule(file: string, defs: Record<string, Def>): Promise<string> {
@@ -114,33 +128,46 @@ async function schemaModule(file: string, defs: Record<string, Def>): Promise<st
   const { title, description, $id: _id, ...rest } = schema;
   const doc = [title, description].filter(Boolean).join("\n\n");
   const root = { ...openMaps(rest), title: typeNames[file], ...(doc ? { description: doc } : {}) } as JSONSchema;
-  const ts = (await compile(root, typeNames[file], {
-    bannerComment: "",
-    additionalProperties: false,
-    ignoreMinAndMaxItems: true,
-    strictIndexSignatures: false,
-    unknownAny: true,
-    format: true,
-    style: { printWidth: 140 },
-    cwd: schemaDir,
-  })).trim();
+  const ts = (
+    await compile(root, typeNames[file], {
+      bannerComment: "",
+      additionalProperties: false,
+      ignoreMinAndMaxItems: true,
+      strictIndexSignatures: false,
+      unknownAny: true,
+      format: true,
+      style: { printWidth: 140 },
+      cwd: schemaDir,
+    })
+  ).trim();
   const imports = importsOf(ts, used);
   return `${banner(`pipeline/schema/${file}`)}\n${imports ? `${imports}\n` : ""}${ts}\n`;
 }
 
 /** Every generated module by its file name (types/<name>.ts per schema), and the index that re-exports them from `folder`. */
 async function generate(folder: string): Promise<{ modules: Map<string, string>; index: string }> {
-  const files = readdirSync(schemaDir).filter((f) => f.endsWith(".schema.json") && f !== DEFS).sort();
+  const files = readdirSync(schemaDir)
+    .filter((f) => f.endsWith(".schema.json") && f !== DEFS)
+    .sort();
   const defs = sharedDefs();
   const unnamed = files.filter((f) => !(f in typeNames));
   if (unnamed.length) {
-    console.error(`gen-types: no type name for ${unnamed.join(", ")}; add it to typeNames in ${path.join(schemaDir, "gen-types.ts")}`);
+    console.error(
+      `gen-types: no type name for ${unnamed.join(", ")}; add it to typeNames in ${path.join(schemaDir, "gen-types.ts")}`,
+    );
     process.exit(2);
   }
-  const modules = new Map<string, string>([[moduleOf(DEFS), `${banner(`pipeline/schema/${DEFS}`)}\n${defTypes(defs)}\n`]]);
+  const modules = new Map<string, string>([
+    [moduleOf(DEFS), `${banner(`pipeline/schema/${DEFS}`)}\n${defTypes(defs)}\n`],
+  ]);
   for (const file of files) modules.set(moduleOf(file), await schemaModule(file, defs));
-  const lines = [...modules.entries()].map(([module, ts]) => `export type { ${declared(ts).join(", ")} } from "./${folder}/${module}";\n`);
-  return { modules, index: `${banner("pipeline/schema/*.schema.json")}// The index: one module a schema in ${folder}/, every type re-exported from here.\n\n${lines.join("")}` };
+  const lines = [...modules.entries()].map(
+    ([module, ts]) => `export type { ${declared(ts).join(", ")} } from "./${folder}/${module}";\n`,
+  );
+  return {
+    modules,
+    index: `${banner("pipeline/schema/*.schema.json")}// The index: one module a schema in ${folder}/, every type re-exported from here.\n\n${lines.join("")}`,
+  };
 }
 
 // The index (types.ts by default), and its modules in the folder of the same name beside it (types/).
@@ -151,7 +178,12 @@ mkdirSync(dir, { recursive: true });
 // A generated module no schema makes any more (a schema removed or renamed) goes; nothing else in the folder is touched.
 for (const f of readdirSync(dir)) {
   const file = path.join(dir, f);
-  if (f.endsWith(".ts") && !modules.has(f) && readFileSync(file, "utf8").startsWith("// GENERATED by pipeline/schema/gen-types.ts")) rmSync(file);
+  if (
+    f.endsWith(".ts") &&
+    !modules.has(f) &&
+    readFileSync(file, "utf8").startsWith("// GENERATED by pipeline/schema/gen-types.ts")
+  )
+    rmSync(file);
 }
 for (const [module, ts] of modules) writeFileSync(path.join(dir, module), ts);
 writeFileSync(out, index);

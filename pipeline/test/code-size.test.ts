@@ -12,7 +12,9 @@ const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 80;
 
 function tracked(...globs: string[]): string[] {
-  return execFileSync("git", ["ls-files", ...globs], { cwd: root, encoding: "utf8" }).split("\n").filter(Boolean);
+  return execFileSync("git", ["ls-files", ...globs], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
 }
 
 /** Lines of every function, method and arrow function in a TypeScript source, longest first. */
@@ -20,7 +22,12 @@ export function functionLengths(file: string, text: string): Array<{ lines: numb
   const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const out: Array<{ lines: number; at: string }> = [];
   const visit = (n: ts.Node): void => {
-    if (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) {
+    if (
+      ts.isFunctionDeclaration(n) ||
+      ts.isMethodDeclaration(n) ||
+      ts.isArrowFunction(n) ||
+      ts.isFunctionExpression(n)
+    ) {
       const first = src.getLineAndCharacterOfPosition(n.getStart()).line;
       const last = src.getLineAndCharacterOfPosition(n.getEnd()).line;
       out.push({ lines: last - first + 1, at: `${file}:${first + 1}` });

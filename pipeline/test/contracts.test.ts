@@ -30,36 +30,54 @@ function jsonFiles(): { kind: "study" | "system" | "workload"; file: string }[] 
       if (!existsSync(f)) continue;
       out.push({ kind: "study", file: f });
       const wdir = path.join(studies, st, "workloads");
-      if (existsSync(wdir)) for (const w of readdirSync(wdir).filter((n) => n.endsWith(".json"))) out.push({ kind: "workload", file: path.join(wdir, w) });
+      if (existsSync(wdir))
+        for (const w of readdirSync(wdir).filter((n) => n.endsWith(".json")))
+          out.push({ kind: "workload", file: path.join(wdir, w) });
     }
   }
   return out;
 }
 
-const validators: Record<string, ValidateFunction> = { study: validateStudy, system: validateSystem, workload: validateWorkload };
+const validators: Record<string, ValidateFunction> = {
+  study: validateStudy,
+  system: validateSystem,
+  workload: validateWorkload,
+};
 
 test("every study.json, system.json and workload file in the tree (and the runner's fixtures) passes its schema", () => {
   const files = jsonFiles();
   const count = (k: string) => files.filter((f) => f.kind === k && f.file.startsWith(benchScripts)).length;
   // Five studies, their ~100 workloads and every system folder: an empty glob must not pass silently.
-  assert.ok(count("study") >= 5 && count("workload") >= 90 && count("system") >= 16, `found ${count("study")} studies, ${count("workload")} workloads, ${count("system")} systems`);
+  assert.ok(
+    count("study") >= 5 && count("workload") >= 90 && count("system") >= 16,
+    `found ${count("study")} studies, ${count("workload")} workloads, ${count("system")} systems`,
+  );
   const bad: string[] = [];
   for (const { kind, file } of files) {
     const v = validators[kind];
-    if (!v(JSON.parse(readFileSync(file, "utf8")))) bad.push(`${path.relative(repoRoot, file)}: ${describeErrors(v.errors)}`);
+    if (!v(JSON.parse(readFileSync(file, "utf8"))))
+      bad.push(`${path.relative(repoRoot, file)}: ${describeErrors(v.errors)}`);
   }
   assert.deepEqual(bad, []);
 });
 
 test("catalog.ts loads every study and system in the tree (schema plus the cross-checks: names match folders, every study has systems that can run it, workload_order names workloads)", () => {
   for (const s of systemNames()) assert.equal(loadSystem(s).name, s);
-  const external = systemNames().map(loadSystem).filter((s) => s.kind === "external");
-  assert.ok(external.some((s) => s.name === "pgwire"), "pgwire is a system of kind external");
+  const external = systemNames()
+    .map(loadSystem)
+    .filter((s) => s.kind === "external");
+  assert.ok(
+    external.some((s) => s.name === "pgwire"),
+    "pgwire is a system of kind external",
+  );
   for (const st of studyNames()) {
     const def = loadStudy(st);
     assert.ok(def.workloads.length > 0, `${st} has workloads`);
     // no study is orphaned: some system in the tree has what it requires
-    assert.ok(systemNames().some((s) => studyMismatch(loadSystem(s), def) === null), `${st}: some system can run it`);
+    assert.ok(
+      systemNames().some((s) => studyMismatch(loadSystem(s), def) === null),
+      `${st}: some system can run it`,
+    );
   }
 });
 
@@ -70,7 +88,10 @@ test("the schema's tool list is exactly the parsers' (a new tool needs its parse
 
 // A private copy of the fixture bench-scripts with one file broken, loaded by catalog.ts in a child
 // process (paths.ts reads SAMEBOX_BENCH_SCRIPTS when it is imported).
-function loadBroken(edit: (bench: string) => void, call: string): { code: number | null; stderr: string; bench: string } {
+function loadBroken(
+  edit: (bench: string) => void,
+  call: string,
+): { code: number | null; stderr: string; bench: string } {
   const bench = path.join(tempDir("samebox-contracts-"), "bench");
   cpSync(path.join(fixtures, "fake-bench"), bench, { recursive: true });
   edit(bench);
@@ -124,7 +145,8 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     edit: (b) => editJson(path.join(b, "studies/toy/workloads/good.json"), (d) => (d.requires = ["telepathy"])),
     call: `loadStudy("toy")`,
     file: "studies/toy/workloads/good.json",
-    message: /\/requires\/0 must be equal to one of the allowed values \(sql, pgwire, sysbench, pgbench, parquet, vector, mcp-server, result-cache\); got "telepathy"/,
+    message:
+      /\/requires\/0 must be equal to one of the allowed values \(sql, pgwire, sysbench, pgbench, parquet, vector, mcp-server, result-cache\); got "telepathy"/,
   },
   {
     what: "a workload whose concurrency is not a list of whole numbers",
@@ -152,7 +174,8 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => (d.sysbench_drvier = "pgsql")),
     call: `loadSystem("fakedb")`,
     file: "systems/fakedb/system.json",
-    message: /must NOT have additional properties: 'sysbench_drvier'; valid: name, label, memory_only, kind, capabilities, capability_notes, port, sql, drivers, color, notes/,
+    message:
+      /must NOT have additional properties: 'sysbench_drvier'; valid: name, label, memory_only, kind, capabilities, capability_notes, port, sql, drivers, color, notes/,
   },
   {
     what: "a system with capability sysbench but no sysbench driver",
@@ -163,7 +186,8 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
   },
   {
     what: "a SQL system without its dialect",
-    edit: (b) => editJson(path.join(b, "systems/fakedb/system.json"), (d) => delete (d.sql as Record<string, unknown>).dialect),
+    edit: (b) =>
+      editJson(path.join(b, "systems/fakedb/system.json"), (d) => delete (d.sql as Record<string, unknown>).dialect),
     call: `loadSystem("fakedb")`,
     file: "systems/fakedb/system.json",
     message: /\/sql must have required property 'dialect'/,
@@ -194,7 +218,8 @@ const cases: { what: string; edit: (bench: string) => void; call: string; file: 
     edit: (b) => editJson(path.join(b, "studies/toy/study.json"), (d) => (d.workload_order = ["good", "gone"])),
     call: `loadStudy("toy")`,
     file: "studies/toy/study.json",
-    message: /\/workload_order: 'gone' is not a workload of study toy; valid: burn, burninside, fails, garbage, good, measured, nap, slow, wrong/,
+    message:
+      /\/workload_order: 'gone' is not a workload of study toy; valid: burn, burninside, fails, garbage, good, measured, nap, slow, wrong/,
   },
   {
     what: "a study with a malformed seed",

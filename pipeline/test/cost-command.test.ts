@@ -6,7 +6,14 @@ import { test } from "node:test";
 import { cli, repoRoot, tempDir } from "./helpers.ts";
 
 const RUN = "20261123T102446Z-quick-vm"; // a small committed run: the real schema
-const block = (usd: number | null) => ({ usd, usd_per_hour: 0.612, instance_type: "c6a.4xlarge", region: "us-east-1", billed_seconds: 1500, basis: "EC2 Linux on-demand, per second" });
+const block = (usd: number | null) => ({
+  usd,
+  usd_per_hour: 0.612,
+  instance_type: "c6a.4xlarge",
+  region: "us-east-1",
+  billed_seconds: 1500,
+  basis: "EC2 Linux on-demand, per second",
+});
 
 function copyRun(): string {
   const dir = path.join(tempDir("samebox-cost-"), RUN);

@@ -2,7 +2,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { BOX_BOOTSTRAP_S, dataRatio, estimate, limitMinutes, MAX_LIMIT_MIN, projectCell, shardBoxes } from "../lib/estimate.ts";
+import {
+  BOX_BOOTSTRAP_S,
+  dataRatio,
+  estimate,
+  limitMinutes,
+  MAX_LIMIT_MIN,
+  projectCell,
+  shardBoxes,
+} from "../lib/estimate.ts";
 import { cli, tempDir } from "./helpers.ts";
 
 test("time-bound cells swap the measured window for the target's and keep the tool's own overhead", () => {
@@ -17,7 +25,13 @@ test("hyperfine cells scale with runs and repeat counts", () => {
 });
 
 test("data ratio takes the largest growth among row and scale parameters", () => {
-  assert.equal(dataRatio({ SB_TABLES: "10", SB_TABLE_SIZE: "100000", PGBENCH_SCALE: "100" }, { SB_TABLES: "4", SB_TABLE_SIZE: "25000", PGBENCH_SCALE: "5" }), 20);
+  assert.equal(
+    dataRatio(
+      { SB_TABLES: "10", SB_TABLE_SIZE: "100000", PGBENCH_SCALE: "100" },
+      { SB_TABLES: "4", SB_TABLE_SIZE: "25000", PGBENCH_SCALE: "5" },
+    ),
+    20,
+  );
   assert.equal(dataRatio({ MCPDB_SCALE: "1", REPEAT_SCALE: "1" }, { MCPDB_SCALE: "0.002", REPEAT_SCALE: "0.1" }), 500);
   assert.equal(dataRatio({ HF_RUNS: "10" }, { HF_RUNS: "3" }), 1);
 });
@@ -30,19 +44,52 @@ function fixture() {
   // A measured quick-style run: postgresql oltp, setup gap of 30 s before the first cell, 15 s cells.
   const start = Date.parse("2030-01-01T00:00:00Z");
   const cells = ["oltp_read_only", "oltp_insert"].map((w, i) => ({
-    id: `oltp.${w}.postgresql.c8.warm.r1`, study: "oltp", workload: w, system: "postgresql", concurrency: 8, variant: "warm", repetition: 1,
-    status: "ok", exit_code: 0, reason: "", log: "", started_at: new Date(start + 30_000 + i * 15_000).toISOString(), duration_s: 15, cache: "", records: 1,
+    id: `oltp.${w}.postgresql.c8.warm.r1`,
+    study: "oltp",
+    workload: w,
+    system: "postgresql",
+    concurrency: 8,
+    variant: "warm",
+    repetition: 1,
+    status: "ok",
+    exit_code: 0,
+    reason: "",
+    log: "",
+    started_at: new Date(start + 30_000 + i * 15_000).toISOString(),
+    duration_s: 15,
+    cache: "",
+    records: 1,
   }));
-  writeFileSync(path.join(runs, runId, "manifest.json"), JSON.stringify({
-    run_id: runId, started_at: new Date(start).toISOString(), cells,
-    config: { studies: { oltp: { env: { SB_TABLES: 4, SB_TABLE_SIZE: 25000, DURATION: 10, WARMUP: 3, PGBENCH_SCALE: 5 } } } },
-  }));
+  writeFileSync(
+    path.join(runs, runId, "manifest.json"),
+    JSON.stringify({
+      run_id: runId,
+      started_at: new Date(start).toISOString(),
+      cells,
+      config: {
+        studies: { oltp: { env: { SB_TABLES: 4, SB_TABLE_SIZE: 25000, DURATION: 10, WARMUP: 3, PGBENCH_SCALE: 5 } } },
+      },
+    }),
+  );
   const profile = path.join(dir, "cloud.json");
-  writeFileSync(profile, JSON.stringify({
-    name: "cloud", description: "test", repetitions: 3,
-    studies: { oltp: { systems: ["postgresql"], workloads: ["oltp_read_only", "oltp_insert"], concurrency: [16], variants: ["warm"], cell_timeout_s: 400,
-      env: { SB_TABLES: 8, SB_TABLE_SIZE: 25000, DURATION: 60, WARMUP: 10, PGBENCH_SCALE: 5 } } },
-  }));
+  writeFileSync(
+    profile,
+    JSON.stringify({
+      name: "cloud",
+      description: "test",
+      repetitions: 3,
+      studies: {
+        oltp: {
+          systems: ["postgresql"],
+          workloads: ["oltp_read_only", "oltp_insert"],
+          concurrency: [16],
+          variants: ["warm"],
+          cell_timeout_s: 400,
+          env: { SB_TABLES: 8, SB_TABLE_SIZE: 25000, DURATION: 60, WARMUP: 10, PGBENCH_SCALE: 5 },
+        },
+      },
+    }),
+  );
   return { dir, runs, runId, profile };
 }
 
@@ -58,12 +105,17 @@ test("estimate projects every planned cell from the newest measured one and pric
   assert.equal(oltp.expected_seconds, BOX_BOOTSTRAP_S + 60 + 432);
   assert.equal(oltp.limit_minutes, limitMinutes(oltp.expected_seconds));
   assert.ok(e.price && e.price.usd_per_hour > 0, "c6a.4xlarge in us-east-1 has a confirmed price");
-  assert.equal(oltp.usd_expected, Math.round(e.price!.usd_per_hour * oltp.expected_seconds / 36) / 100);
+  assert.equal(oltp.usd_expected, Math.round((e.price!.usd_per_hour * oltp.expected_seconds) / 36) / 100);
 });
 
 test("a time-bound cell never measured lasts its window, and a region without a price gives no dollars", () => {
   const f = fixture();
-  const e = estimate({ profile: f.profile, instanceType: "c6a.4xlarge", region: "eu-central-1", runsDir: path.join(f.dir, "none") });
+  const e = estimate({
+    profile: f.profile,
+    instanceType: "c6a.4xlarge",
+    region: "eu-central-1",
+    runsDir: path.join(f.dir, "none"),
+  });
   assert.deepEqual(e.studies[0].bases, { "profile window": 6 });
   assert.equal(e.studies[0].cell_seconds, 6 * (60 + 10 + 30));
   assert.equal(e.studies[0].usd_expected, null);
@@ -85,17 +137,37 @@ test("samebox estimate refuses a run over the budget and rejects a bad instance 
 });
 
 test("a study too long for one box is split by workload over the fewest boxes, each within the limit", () => {
-  const cells = ["a", "b", "c", "d"].flatMap((w, i) => Array.from({ length: 3 }, (_, r) => ({
-    id: `s.${w}.pg.r${r}`, study: "s", system: "pg", workload: w, variant: "hot", concurrency: 1,
-    seconds: [5000, 4000, 3000, 2000][i], basis: "same cell" as const, capped: false,
-  })));
+  const cells = ["a", "b", "c", "d"].flatMap((w, i) =>
+    Array.from({ length: 3 }, (_, r) => ({
+      id: `s.${w}.pg.r${r}`,
+      study: "s",
+      system: "pg",
+      workload: w,
+      variant: "hot",
+      concurrency: 1,
+      seconds: [5000, 4000, 3000, 2000][i],
+      basis: "same cell" as const,
+      capped: false,
+    })),
+  );
   const boxes = shardBoxes(cells, 600);
   assert.ok(boxes.length > 1);
-  assert.ok(boxes.every((b) => b.limit_minutes <= MAX_LIMIT_MIN), JSON.stringify(boxes));
+  assert.ok(
+    boxes.every((b) => b.limit_minutes <= MAX_LIMIT_MIN),
+    JSON.stringify(boxes),
+  );
   assert.deepEqual(boxes.flatMap((b) => b.workloads ?? []).sort(), ["a", "b", "c", "d"]);
-  assert.equal(boxes.reduce((n, b) => n + b.cells, 0), 12, "every cell lands on exactly one box");
+  assert.equal(
+    boxes.reduce((n, b) => n + b.cells, 0),
+    12,
+    "every cell lands on exactly one box",
+  );
   const one = shardBoxes(cells.slice(0, 1), 600);
-  assert.deepEqual(one.map((b) => b.workloads), [null], "a study that fits keeps one box with every workload");
+  assert.deepEqual(
+    one.map((b) => b.workloads),
+    [null],
+    "a study that fits keeps one box with every workload",
+  );
 });
 
 test("setup comes from the measured run nearest the target's data size: a newer tiny run (ci) does not stand for a large prepare", () => {
@@ -104,13 +176,35 @@ test("setup comes from the measured run nearest the target's data size: a newer 
   const tinyId = "20300102T000000Z-ci-test";
   const start = Date.parse("2030-01-02T00:00:00Z");
   mkdirSync(path.join(f.runs, tinyId), { recursive: true });
-  writeFileSync(path.join(f.runs, tinyId, "manifest.json"), JSON.stringify({
-    run_id: tinyId, started_at: new Date(start).toISOString(),
-    cells: [{ id: "oltp.oltp_read_only.postgresql.c8.warm.r1", study: "oltp", workload: "oltp_read_only", system: "postgresql", concurrency: 8, variant: "warm", repetition: 1,
-      status: "ok", exit_code: 0, reason: "", log: "", started_at: new Date(start + 20_000).toISOString(), duration_s: 5, cache: "", records: 1 }],
-    config: { studies: { oltp: { env: { SB_TABLES: 1, SB_TABLE_SIZE: 25000, DURATION: 2, WARMUP: 1, PGBENCH_SCALE: 1 } } } },
-  }));
+  writeFileSync(
+    path.join(f.runs, tinyId, "manifest.json"),
+    JSON.stringify({
+      run_id: tinyId,
+      started_at: new Date(start).toISOString(),
+      cells: [
+        {
+          id: "oltp.oltp_read_only.postgresql.c8.warm.r1",
+          study: "oltp",
+          workload: "oltp_read_only",
+          system: "postgresql",
+          concurrency: 8,
+          variant: "warm",
+          repetition: 1,
+          status: "ok",
+          exit_code: 0,
+          reason: "",
+          log: "",
+          started_at: new Date(start + 20_000).toISOString(),
+          duration_s: 5,
+          cache: "",
+          records: 1,
+        },
+      ],
+      config: {
+        studies: { oltp: { env: { SB_TABLES: 1, SB_TABLE_SIZE: 25000, DURATION: 2, WARMUP: 1, PGBENCH_SCALE: 1 } } },
+      },
+    }),
+  );
   const e = estimate({ profile: f.profile, instanceType: "c6a.4xlarge", region: "us-east-1", runsDir: f.runs });
   assert.equal(e.studies[0].setup_seconds, 60); // the quick fixture's 30 s x 2, not the ci run's 20 s x 8 = 160 s
 });
-

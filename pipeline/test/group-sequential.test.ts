@@ -44,11 +44,13 @@ test("simulated: two looks at the plan's levels reject a true null about 5 % of 
   for (let t = 0; t < trials; t++) {
     let sum = 0;
     for (let i = 0; i < 7; i++) sum += gauss();
-    if (Math.abs(sum / Math.sqrt(7)) >= c1) { rejected++; continue; }
+    if (Math.abs(sum / Math.sqrt(7)) >= c1) {
+      rejected++;
+      continue;
+    }
     sum += gauss() + gauss();
     if (Math.abs(sum / 3) >= c2) rejected++;
   }
   const rate = rejected / trials;
   assert.ok(rate > 0.0465 && rate < 0.0535, `type I error ${rate}`);
 });
-

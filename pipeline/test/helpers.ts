@@ -15,11 +15,15 @@ export function tempDir(prefix = "samebox-test-"): string {
 
 // Runs the real CLI in a child process, the way a user does.
 export function cli(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000) {
-  const r = spawnSync(nodeBin, ["--disable-warning=ExperimentalWarning", path.join(repoRoot, "pipeline", "cli.ts"), ...args], {
-    encoding: "utf8",
-    env: { ...process.env, CI: "1", ...env },
-    timeout: timeoutMs,
-  });
+  const r = spawnSync(
+    nodeBin,
+    ["--disable-warning=ExperimentalWarning", path.join(repoRoot, "pipeline", "cli.ts"), ...args],
+    {
+      encoding: "utf8",
+      env: { ...process.env, CI: "1", ...env },
+      timeout: timeoutMs,
+    },
+  );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

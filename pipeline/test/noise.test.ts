@@ -2,7 +2,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { DEFAULT_NOISE_THRESHOLDS, hostProbeMs, judgeNoise, machineBusy, NoiseSampler, type NoiseReport } from "../runner/noise.ts";
+import {
+  DEFAULT_NOISE_THRESHOLDS,
+  hostProbeMs,
+  judgeNoise,
+  machineBusy,
+  NoiseSampler,
+  type NoiseReport,
+} from "../runner/noise.ts";
 import { hostProbeLine } from "../lib/run-report.ts";
 import { processTree, treeCpuSeconds } from "../runner/resources.ts";
 
@@ -19,7 +26,14 @@ const LOOP = [process.execPath, "-e", BURN];
 // only) and ones that live across sample windows (seen alive, then reaped: counted once).
 // (--foreground: timeout stays in the cell's process group, which the test kills.)
 const FORKER = ["timeout", "--foreground", "30", "sh", "-c", "while :; do /bin/true; done"];
-const SPANNER = ["timeout", "--foreground", "30", "sh", "-c", `while :; do timeout --foreground 0.3 sh -c 'while :; do :; done'; done`];
+const SPANNER = [
+  "timeout",
+  "--foreground",
+  "30",
+  "sh",
+  "-c",
+  `while :; do timeout --foreground 0.3 sh -c 'while :; do :; done'; done`,
+];
 
 function startDetached(argv: string[]): ChildProcess {
   return spawn(argv[0], argv.slice(1), { detached: true, stdio: "ignore" });
@@ -30,15 +44,23 @@ const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, "utf8").trim();
 function kill(p: ChildProcess | number | undefined): void {
   const pid = typeof p === "number" ? p : p?.pid;
   if (!pid) return;
-  for (const target of [-pid, ...processTree([pid])]) { // its process group, and its tree should one have left it
-    try { process.kill(target, "SIGKILL"); } catch { /* already gone */ }
+  for (const target of [-pid, ...processTree([pid])]) {
+    // its process group, and its tree should one have left it
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
   }
 }
 
 // A burner that is not our descendant (double fork: its parent exits and it is re-parented), so it is
 // outside the test process's tree, like another user's job is outside the runner's.
 function startOrphanBurner(): number {
-  const r = spawnSync("sh", ["-c", `setsid '${process.execPath}' -e '${BURN}' >/dev/null 2>&1 </dev/null & echo $!`], { encoding: "utf8", timeout: 10_000 });
+  const r = spawnSync("sh", ["-c", `setsid '${process.execPath}' -e '${BURN}' >/dev/null 2>&1 </dev/null & echo $!`], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   const pid = Number(r.stdout.trim());
   assert.ok(pid > 0, `orphan burner started: ${r.stdout} ${r.stderr}`);
   return pid;
@@ -71,9 +93,13 @@ async function sampleOutsideAndInside(argv: string[], seconds: number) {
   }
 }
 
-test("a busy loop outside the roots disturbs the cell and is named; inside the roots it does not count", { timeout: 30_000 }, async (t) => {
+test("a busy loop outside the roots disturbs the cell and is named; inside the roots it does not count", {
+  timeout: 30_000,
+}, async (t) => {
   const { outside, inside, cellPct, cellPid, cellComm } = await sampleOutsideAndInside(LOOP, 2);
-  t.diagnostic(`burner ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
+  t.diagnostic(
+    `burner ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`,
+  );
   assert.ok(outside.samples >= 2, `samples: ${outside.samples}`);
   if (cellPct < 10) return t.skip(`the machine is too loaded: the burner got ${cellPct.toFixed(0)} % of a core`);
   const v = judgeNoise(outside);
@@ -84,25 +110,50 @@ test("a busy loop outside the roots disturbs the cell and is named; inside the r
   // a loaded one, hence compared with the CPU it actually got; measured within a point, the margin
   // covers the two samplers reading /proc a few milliseconds apart).
   const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
-  assert.ok(diff >= Math.min(50, 0.7 * cellPct - 3), `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} burner ${cellPct.toFixed(0)} %`);
-  assert.ok(!(inside.top_outside ?? []).some((s) => s.includes(`[${cellPid}]`)), `inside burner listed as outside: ${inside.top_outside}`);
+  assert.ok(
+    diff >= Math.min(50, 0.7 * cellPct - 3),
+    `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} burner ${cellPct.toFixed(0)} %`,
+  );
+  assert.ok(
+    !(inside.top_outside ?? []).some((s) => s.includes(`[${cellPid}]`)),
+    `inside burner listed as outside: ${inside.top_outside}`,
+  );
 });
 
-for (const [name, argv] of [["short-lived children", FORKER], ["children living across sample windows", SPANNER]] as const) {
+for (const [name, argv] of [
+  ["short-lived children", FORKER],
+  ["children living across sample windows", SPANNER],
+] as const) {
   test(`${name} of a cell count as inside (through the parent's cutime), once`, { timeout: 30_000 }, async (t) => {
     const { outside, inside, cellPct } = await sampleOutsideAndInside([...argv], 3);
-    t.diagnostic(`cell ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`);
+    t.diagnostic(
+      `cell ${cellPct.toFixed(1)} %; outside: ${JSON.stringify(outside)}; inside: ${JSON.stringify(inside)}`,
+    );
     if (cellPct < 10) return t.skip(`the machine is too loaded: the cell got ${cellPct.toFixed(0)} % of a core`);
     const diff = outside.outside_cpu_pct - inside.outside_cpu_pct;
-    assert.ok(diff >= 0.7 * cellPct - 3, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} cell ${cellPct.toFixed(0)} %`);
+    assert.ok(
+      diff >= 0.7 * cellPct - 3,
+      `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} cell ${cellPct.toFixed(0)} %`,
+    );
     // Counting a reaped child twice would make the inside sampler subtract more than the cell used.
-    assert.ok(diff <= 1.3 * cellPct + 10, `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} cell ${cellPct.toFixed(0)} %`);
+    assert.ok(
+      diff <= 1.3 * cellPct + 10,
+      `outside ${outside.outside_cpu_pct} inside ${inside.outside_cpu_pct} cell ${cellPct.toFixed(0)} %`,
+    );
   });
 }
 
 const report = (over: Partial<NoiseReport> = {}): NoiseReport => ({
-  samples: 20, seconds: 10, outside_cpu_pct: 3, outside_cpu_pct_max: 8, steal_pct: 0, kernel_cpu_pct: 1,
-  load1_start: 0.2, load1_max: 0.4, top_outside: ["node[42] 2%"], ...over,
+  samples: 20,
+  seconds: 10,
+  outside_cpu_pct: 3,
+  outside_cpu_pct_max: 8,
+  steal_pct: 0,
+  kernel_cpu_pct: 1,
+  load1_start: 0.2,
+  load1_max: 0.4,
+  top_outside: ["node[42] 2%"],
+  ...over,
 });
 
 test("judgeNoise: thresholds are strict upper bounds, steal is judged apart, the reason names figure, threshold and culprit", () => {
@@ -113,16 +164,24 @@ test("judgeNoise: thresholds are strict upper bounds, steal is judged apart, the
     disturbed: true,
     reason: "CPU used outside the cell 20.1% of a core > 20% (busiest: cc1[77] 15%, make[70] 4%); load 0.4 over 10s",
   });
-  assert.deepEqual(judgeNoise(report({ steal_pct: 12.5 })), { disturbed: true, reason: "steal 12.5% of a core > 10%; load 0.4 over 10s" });
-  assert.deepEqual(judgeNoise(report({ outside_cpu_pct: 99, steal_pct: 30, top_outside: [] }), { outsideCpuPct: 50, stealPct: 25 }), {
+  assert.deepEqual(judgeNoise(report({ steal_pct: 12.5 })), {
     disturbed: true,
-    reason: "CPU used outside the cell 99% of a core > 50%; steal 30% of a core > 25%; load 0.4 over 10s",
+    reason: "steal 12.5% of a core > 10%; load 0.4 over 10s",
   });
+  assert.deepEqual(
+    judgeNoise(report({ outside_cpu_pct: 99, steal_pct: 30, top_outside: [] }), { outsideCpuPct: 50, stealPct: 25 }),
+    {
+      disturbed: true,
+      reason: "CPU used outside the cell 99% of a core > 50%; steal 30% of a core > 25%; load 0.4 over 10s",
+    },
+  );
   // Too short to judge: a 10 ms jiffy is 10 % of a 0.1 s window.
   assert.deepEqual(judgeNoise(report({ seconds: 0.5, outside_cpu_pct: 300 })), { disturbed: false, reason: "" });
 });
 
-test("machineBusy: a busy loop that is not the runner's descendant makes the machine busy, with a culprit named", { timeout: 30_000 }, async (t) => {
+test("machineBusy: a busy loop that is not the runner's descendant makes the machine busy, with a culprit named", {
+  timeout: 30_000,
+}, async (t) => {
   const pid = startOrphanBurner();
   try {
     const t0 = treeCpuSeconds([pid]);
@@ -132,7 +191,10 @@ test("machineBusy: a busy loop that is not the runner's descendant makes the mac
     assert.equal(busy, true, JSON.stringify(r));
     // The three busiest outside processes: the burner itself on a quiet machine (above it shares the
     // machine with the test suite's other work, which may be busier).
-    assert.match(reason, /^machine already busy: CPU used outside the cell [\d.]+% of a core > 20% \(busiest: \S+\[\d+\] \d+%/);
+    assert.match(
+      reason,
+      /^machine already busy: CPU used outside the cell [\d.]+% of a core > 20% \(busiest: \S+\[\d+\] \d+%/,
+    );
     assert.ok(r.outside_cpu_pct >= 0.7 * burnerPct, `outside ${r.outside_cpu_pct} burner ${burnerPct.toFixed(0)} %`);
   } finally {
     kill(pid);
@@ -149,7 +211,20 @@ test("host probe: a positive time in every noise report, and the report's line g
   await sleep(250);
   const r = s.stop();
   assert.ok((r.host_probe_ms ?? 0) > 0, `host_probe_ms in the report: ${JSON.stringify(r)}`);
-  const cell = (ms?: number) => ({ study: "s", workload: "w", system: "x", variant: "v", concurrency: 1, repetition: 1, status: "ok", duration_s: 1, noise: ms === undefined ? undefined : { host_probe_ms: ms } });
-  assert.equal(hostProbeLine({ cells: [cell(50), cell(70), cell(), cell(60)] }), "Host probe (SHA-256 of 64 MiB before each cell; compare runs on one machine): median 60 ms, range 50–70 ms over 3 cells.");
+  const cell = (ms?: number) => ({
+    study: "s",
+    workload: "w",
+    system: "x",
+    variant: "v",
+    concurrency: 1,
+    repetition: 1,
+    status: "ok",
+    duration_s: 1,
+    noise: ms === undefined ? undefined : { host_probe_ms: ms },
+  });
+  assert.equal(
+    hostProbeLine({ cells: [cell(50), cell(70), cell(), cell(60)] }),
+    "Host probe (SHA-256 of 64 MiB before each cell; compare runs on one machine): median 60 ms, range 50–70 ms over 3 cells.",
+  );
   assert.equal(hostProbeLine({ cells: [cell()] }), "", "runs before the probe: no line");
 });

@@ -28,11 +28,26 @@ const only = (ms: Measurement[], metric: string): number | undefined => {
 };
 const runK6 = (dir: string) => parseK6Cell({ cellDir: path.join(raw, dir), stdout: stdoutOf(dir) });
 const runMcpLoad = (dir: string) => parseMcpLoadCell({ cellDir: path.join(raw, dir), stdout: stdoutOf(dir) });
-const validRecord = (m: Measurement, workload: string) => validateRecord({
-  run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-db", workload, system: "postgresql", system_version: "15",
-  server: "mcp-null", variant: "trivial", concurrency: 8, repetition: 1, metric: m.metric, value: m.value, unit: m.unit, t: m.t ?? null,
-  profile: "ci", machine: "test", commit: "",
-});
+const validRecord = (m: Measurement, workload: string) =>
+  validateRecord({
+    run_id: "20260101T000000Z-ci-test",
+    source: "measured",
+    study: "mcp-db",
+    workload,
+    system: "postgresql",
+    system_version: "15",
+    server: "mcp-null",
+    variant: "trivial",
+    concurrency: 8,
+    repetition: 1,
+    metric: m.metric,
+    value: m.value,
+    unit: m.unit,
+    t: m.t ?? null,
+    profile: "ci",
+    machine: "test",
+    commit: "",
+  });
 
 test("fixtures: both clients at concurrency 1, 8 and 25, and the server-killed case", () => {
   for (const c of [1, 8, 25]) {
@@ -53,8 +68,14 @@ for (const c of k6Cells) {
     assert.equal(only(ms, "client_cpu_per_call"), cpu.per_call_us);
     // k6-with-cpu.py's own arithmetic and window: inside the measured scenario (after the warm-up).
     const w = cpu.window;
-    assert.ok(Math.abs(w.per_call_us - ((w.user_s + w.sys_s) / w.calls) * 1e6) < 0.01, "per_call_us = window CPU / window calls");
-    assert.ok(w.start_s >= s.warmup_s && w.end_s <= s.warmup_s + s.duration_s + 0.1, `window ${w.start_s}-${w.end_s} s inside the measured scenario`);
+    assert.ok(
+      Math.abs(w.per_call_us - ((w.user_s + w.sys_s) / w.calls) * 1e6) < 0.01,
+      "per_call_us = window CPU / window calls",
+    );
+    assert.ok(
+      w.start_s >= s.warmup_s && w.end_s <= s.warmup_s + s.duration_s + 0.1,
+      `window ${w.start_s}-${w.end_s} s inside the measured scenario`,
+    );
     assert.ok(w.calls <= s.calls_all_scenarios);
     // throughput is successful calls over the measured duration.
     assert.ok(Math.abs(s.throughput_per_s - s.ok / s.duration_s) < 0.01);
@@ -68,9 +89,16 @@ test("healthy k6 cells: no errors, ordered latency percentiles, k6's CPU per cal
     const s = read(c, "stdout.txt");
     assert.equal(only(ms, "errors"), 0, c);
     assert.ok(only(ms, "throughput")! > 0, c);
-    for (const k of ["p50", "p90", "p95", "p99", "p999", "max", "mean"]) assert.equal(only(ms, `latency_${k}`), publishable(k, s.ok) ? s.latency_ms[k] : undefined, `${c} ${k}`);
-    const p = ["p50", "p90", "p95", "p99", "p999", "max"].filter((k) => publishable(k, s.ok)).map((k) => only(ms, `latency_${k}`)!);
-    assert.deepEqual([...p].sort((a, b) => a - b), p, `${c}: percentiles are ordered`);
+    for (const k of ["p50", "p90", "p95", "p99", "p999", "max", "mean"])
+      assert.equal(only(ms, `latency_${k}`), publishable(k, s.ok) ? s.latency_ms[k] : undefined, `${c} ${k}`);
+    const p = ["p50", "p90", "p95", "p99", "p999", "max"]
+      .filter((k) => publishable(k, s.ok))
+      .map((k) => only(ms, `latency_${k}`)!);
+    assert.deepEqual(
+      [...p].sort((a, b) => a - b),
+      p,
+      `${c}: percentiles are ordered`,
+    );
     assert.ok(only(ms, "client_cpu_per_call")! > 0, c);
     assert.equal(only(ms, "server_crashed"), undefined, c);
     assert.equal(s.concurrency, Number(c.replace("k6-c", "")), `${c}: VUs = the cell's concurrency`);
@@ -121,22 +149,49 @@ test("side by side: at each concurrency both clients drove the same tool, protoc
 
 test("bad k6 output gives a ParseError that says what was expected", () => {
   const good = stdoutOf("k6-c8");
-  assert.throws(() => parseK6(""), (e: Error) => e instanceof ParseError && /no JSON object/.test(e.message));
-  assert.throws(() => parseK6(good.slice(0, good.length / 2)), (e: Error) => e instanceof ParseError && /not one JSON document/.test(e.message));
-  assert.throws(() => parseK6(stdoutOf("mcp-load-c8")), (e: Error) => e instanceof ParseError && /field tool = "k6"/.test(e.message));
-  assert.throws(() => parseK6(good.replace(/"p99": [\d.]+/, '"p99": "fast"')), (e: Error) => /latency_ms.p99/.test(e.message));
-  assert.throws(() => parseK6(good.replace(/"throughput_per_s": [\d.]+,/, "")), (e: Error) => /throughput_per_s/.test(e.message));
-  assert.throws(() => parseK6(good.replace(/"ok": \d+/, '"ok": 1')), (e: Error) => /is not calls/.test(e.message));
+  assert.throws(
+    () => parseK6(""),
+    (e: Error) => e instanceof ParseError && /no JSON object/.test(e.message),
+  );
+  assert.throws(
+    () => parseK6(good.slice(0, good.length / 2)),
+    (e: Error) => e instanceof ParseError && /not one JSON document/.test(e.message),
+  );
+  assert.throws(
+    () => parseK6(stdoutOf("mcp-load-c8")),
+    (e: Error) => e instanceof ParseError && /field tool = "k6"/.test(e.message),
+  );
+  assert.throws(
+    () => parseK6(good.replace(/"p99": [\d.]+/, '"p99": "fast"')),
+    (e: Error) => /latency_ms.p99/.test(e.message),
+  );
+  assert.throws(
+    () => parseK6(good.replace(/"throughput_per_s": [\d.]+,/, "")),
+    (e: Error) => /throughput_per_s/.test(e.message),
+  );
+  assert.throws(
+    () => parseK6(good.replace(/"ok": \d+/, '"ok": 1')),
+    (e: Error) => /is not calls/.test(e.message),
+  );
   // A broken or implausible k6-cpu.json is an error, not a silently missing CPU figure...
   const dir = tempDir();
   try {
     cpSync(path.join(raw, "k6-c8"), dir, { recursive: true });
     writeFileSync(path.join(dir, "k6-cpu.json"), '{"per_call_us": -3}');
-    assert.throws(() => parseK6Cell({ cellDir: dir, stdout: good }), (e: Error) => e instanceof ParseError && /per_call_us/.test(e.message));
+    assert.throws(
+      () => parseK6Cell({ cellDir: dir, stdout: good }),
+      (e: Error) => e instanceof ParseError && /per_call_us/.test(e.message),
+    );
     writeFileSync(path.join(dir, "k6-cpu.json"), '{"per_call_us": ');
-    assert.throws(() => parseK6Cell({ cellDir: dir, stdout: good }), (e: Error) => e instanceof ParseError && /k6-cpu.json/.test(e.message));
+    assert.throws(
+      () => parseK6Cell({ cellDir: dir, stdout: good }),
+      (e: Error) => e instanceof ParseError && /k6-cpu.json/.test(e.message),
+    );
     // ...while null (k6 ended before the window closed) means no figure.
-    writeFileSync(path.join(dir, "k6-cpu.json"), '{"per_call_us": null, "why_no_window": "k6 completed no tools/call"}');
+    writeFileSync(
+      path.join(dir, "k6-cpu.json"),
+      '{"per_call_us": null, "why_no_window": "k6 completed no tools/call"}',
+    );
     const ms = parseK6Cell({ cellDir: dir, stdout: good });
     assert.equal(only(ms, "client_cpu_per_call"), undefined);
     assert.ok(only(ms, "throughput")! > 0);

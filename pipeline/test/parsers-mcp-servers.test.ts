@@ -26,7 +26,10 @@ const only = (ms: Measurement[], metric: string): number | undefined => {
 
 test("fixtures: the five captured cases are present", () => {
   for (const c of ["closed_loop", "open_loop", "seed_k6", "closed-failed-check", "closed-server-killed"]) {
-    assert.ok(cells.some((d) => d.endsWith(c)), `a cell for ${c}`);
+    assert.ok(
+      cells.some((d) => d.endsWith(c)),
+      `a cell for ${c}`,
+    );
   }
 });
 
@@ -46,9 +49,23 @@ test("every cell: throughput, errors by every class, per-tool figures, records v
     for (const t of TOOLS) assert.ok(only(ms, `${t}_throughput`) !== undefined, `${dir}: ${t}_throughput`);
     for (const m of ms) {
       const rec = {
-        run_id: "20260101T000000Z-ci-test", source: "measured", study: "mcp-servers", workload: "closed_loop", system: "mcp-go",
-        system_version: "go-sdk 1", server: "", variant: "default", concurrency: 16, repetition: 1, metric: m.metric, value: m.value, unit: m.unit,
-        t: m.t ?? null, profile: "ci", machine: "test", commit: "",
+        run_id: "20260101T000000Z-ci-test",
+        source: "measured",
+        study: "mcp-servers",
+        workload: "closed_loop",
+        system: "mcp-go",
+        system_version: "go-sdk 1",
+        server: "",
+        variant: "default",
+        concurrency: 16,
+        repetition: 1,
+        metric: m.metric,
+        value: m.value,
+        unit: m.unit,
+        t: m.t ?? null,
+        profile: "ci",
+        machine: "test",
+        commit: "",
       };
       assert.ok(validateRecord(rec), `${dir}: ${m.metric} is a valid record`);
     }
@@ -62,15 +79,36 @@ test("healthy cells: all calls ok, latency ordered, per-tool parts add up, resou
     const r = reportOf(dir);
     // Percentiles only from at least 10/(1-p) successful calls (percentiles.ts); the rest ordered.
     const present = ["p50", "p90", "p99", "p999", "max"].filter((k) => publishable(k, r.ok));
-    for (const k of ["p50", "p90", "p99", "p999"]) if (!publishable(k, r.ok)) assert.equal(only(ms, `latency_${k}`), undefined, `${dir}: no ${k} from ${r.ok} calls`);
+    for (const k of ["p50", "p90", "p99", "p999"])
+      if (!publishable(k, r.ok))
+        assert.equal(only(ms, `latency_${k}`), undefined, `${dir}: no ${k} from ${r.ok} calls`);
     const l = present.map((k) => only(ms, `latency_${k}`)!);
-    assert.deepEqual([...l].sort((a, b) => a - b), l, `${dir} ordered`);
+    assert.deepEqual(
+      [...l].sort((a, b) => a - b),
+      l,
+      `${dir} ordered`,
+    );
     // The merged distribution holds every tool's samples (a percentile of it is not an average of theirs).
-    assert.equal(r.tools.reduce((s: number, t: { ok: number }) => s + t.ok, 0), r.ok, `${dir}: per-tool ok adds up`);
-    for (const t of TOOLS) assert.ok(only(ms, `${t}_latency_max`)! <= only(ms, "latency_max")!, `${dir}: ${t} max <= merged max`);
+    assert.equal(
+      r.tools.reduce((s: number, t: { ok: number }) => s + t.ok, 0),
+      r.ok,
+      `${dir}: per-tool ok adds up`,
+    );
+    for (const t of TOOLS)
+      assert.ok(only(ms, `${t}_latency_max`)! <= only(ms, "latency_max")!, `${dir}: ${t} max <= merged max`);
     const tooFew = r.tools.some((t: { ok: number }) => t.ok > 0 && !publishable("p99", t.ok));
-    assert.ok(tooFew ? only(ms, "seed_averaged_p99") === undefined : only(ms, "seed_averaged_p99")! > 0, `${dir}: the seed's averaged p99 beside (when every tool has 1,000 calls)`);
-    for (const m of ["server_cpu_per_1k_calls", "redis_cpu_per_1k_calls", "api_cpu_per_1k_calls", "loadgen_cpu_per_1k_calls", "server_rss_avg", "server_rss_peak"]) {
+    assert.ok(
+      tooFew ? only(ms, "seed_averaged_p99") === undefined : only(ms, "seed_averaged_p99")! > 0,
+      `${dir}: the seed's averaged p99 beside (when every tool has 1,000 calls)`,
+    );
+    for (const m of [
+      "server_cpu_per_1k_calls",
+      "redis_cpu_per_1k_calls",
+      "api_cpu_per_1k_calls",
+      "loadgen_cpu_per_1k_calls",
+      "server_rss_avg",
+      "server_rss_peak",
+    ]) {
       assert.ok(only(ms, m)! > 0, `${dir}: ${m} > 0`);
     }
     assert.ok(only(ms, "server_rss_avg")! <= only(ms, "server_rss_peak")!, `${dir}: avg <= peak`);
@@ -120,7 +158,10 @@ test("a server killed mid-run: transport errors and server_crashed", () => {
 
 test("bad input: a clear ParseError naming what is wrong", () => {
   const good = stdoutOf(cells.find((d) => d.endsWith("closed_loop"))!);
-  assert.throws(() => parse({ cellDir: "", stdout: "" }), (e: unknown) => e instanceof ParseError && /no JSON object/.test((e as Error).message));
+  assert.throws(
+    () => parse({ cellDir: "", stdout: "" }),
+    (e: unknown) => e instanceof ParseError && /no JSON object/.test((e as Error).message),
+  );
   assert.throws(() => parse({ cellDir: "", stdout: '{"tool":"sysbench"}' }), /mcp-load or k6-seed003/);
   const noTools = JSON.parse(good);
   delete noTools.tools;
@@ -138,7 +179,10 @@ test("a resources.json without a window gives no resource metrics (never made-up
   const dir = tempDir();
   try {
     cpSync(path.join(raw, src), dir, { recursive: true });
-    writeFileSync(path.join(dir, "resources.json"), JSON.stringify({ kind: "mcp-load", error: "no measured window: x" }));
+    writeFileSync(
+      path.join(dir, "resources.json"),
+      JSON.stringify({ kind: "mcp-load", error: "no measured window: x" }),
+    );
     const ms = parse({ cellDir: dir, stdout: stdoutOf(src) });
     assert.equal(only(ms, "server_cpu_per_1k_calls"), undefined);
     assert.equal(only(ms, "server_rss_peak"), undefined);
@@ -154,7 +198,9 @@ test("measure.py: the window's end is not cut short when the tool exits right af
   const { spawn, spawnSync } = await import("node:child_process");
   const measure = path.join(import.meta.dirname, "..", "..", "bench-scripts", "studies", "mcp-servers", "measure.py");
   const dir = tempDir();
-  const busy = spawn("python3", ["-c", "import time\nt=time.time()\nwhile time.time()-t<30: pass"], { stdio: "ignore" });
+  const busy = spawn("python3", ["-c", "import time\nt=time.time()\nwhile time.time()-t<30: pass"], {
+    stdio: "ignore",
+  });
   try {
     // A fake mcp-load: 0.6 s of "load", then its report with a window ending at the moment it exits.
     const fake = [
@@ -163,7 +209,11 @@ test("measure.py: the window's end is not cut short when the tool exits right af
       "iso = lambda t: d.datetime.fromtimestamp(t, d.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%fZ')",
       "print(json.dumps({'tool': 'mcp-load', 'measure_start': iso(t0 + 0.1), 'measure_end': iso(t1)}))",
     ].join("\n");
-    const r = spawnSync("python3", [measure, "--cell", dir, "--kind", "mcp-load", "--server-pids", String(busy.pid), "--", "python3", "-c", fake], { encoding: "utf8" });
+    const r = spawnSync(
+      "python3",
+      [measure, "--cell", dir, "--kind", "mcp-load", "--server-pids", String(busy.pid), "--", "python3", "-c", fake],
+      { encoding: "utf8" },
+    );
     assert.equal(r.status, 0, r.stderr);
     const res = JSON.parse(readFileSync(path.join(dir, "resources.json"), "utf8"));
     assert.equal(res.error, undefined, res.error);
@@ -180,10 +230,19 @@ test("seed_k6: warmup_s and steady once, from the mcp-load pre-warm (warmup.json
   const dir = tempDir();
   try {
     cpSync(path.join(raw, src), dir, { recursive: true });
-    writeFileSync(path.join(dir, "warmup.json"), JSON.stringify({ mode: "steady", tool: "mcp-load pre-warm", warmup_s: 4.5, steady: true }));
+    writeFileSync(
+      path.join(dir, "warmup.json"),
+      JSON.stringify({ mode: "steady", tool: "mcp-load pre-warm", warmup_s: 4.5, steady: true }),
+    );
     const ms = parse({ cellDir: dir, stdout: readFileSync(path.join(dir, "stdout.txt"), "utf8") });
-    assert.deepEqual(ms.filter((m) => m.metric === "warmup_s").map((m) => m.value), [4.5]);
-    assert.deepEqual(ms.filter((m) => m.metric === "steady").map((m) => m.value), [1]);
+    assert.deepEqual(
+      ms.filter((m) => m.metric === "warmup_s").map((m) => m.value),
+      [4.5],
+    );
+    assert.deepEqual(
+      ms.filter((m) => m.metric === "steady").map((m) => m.value),
+      [1],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

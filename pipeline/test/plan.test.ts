@@ -10,7 +10,10 @@ import { repoRoot, tempDir } from "./helpers.ts";
 // so repetitions 2..n cost no cell; the timed workloads beside it keep every repetition.
 test("a once_per_run workload is planned in repetition 1 only; timed workloads in every repetition", () => {
   const plan = planRun({ profile: "quick", studies: ["mcp-servers", "mcp-db"], systems: ["mcp-go", "sqlite"] });
-  const reps = (study: string, workload: string) => [...new Set(plan.cells.filter((c) => c.study === study && c.workload === workload).map((c) => c.repetition))].sort((a, b) => a - b);
+  const reps = (study: string, workload: string) =>
+    [...new Set(plan.cells.filter((c) => c.study === study && c.workload === workload).map((c) => c.repetition))].sort(
+      (a, b) => a - b,
+    );
   const all = (study: string) => Array.from({ length: plan.studies[study].repetitions }, (_, i) => i + 1);
   assert.ok(all("mcp-servers").length >= 5 && all("mcp-db").length >= 5, "quick has at least 5 repetitions");
   assert.deepEqual(reps("mcp-servers", "conformance"), [1]);
@@ -31,18 +34,32 @@ test("visits go study by study within a repetition: a study's systems are consec
   for (let rep = 1; rep <= Math.max(reps.oltp, reps.payments); rep++) {
     const vs = order.visits.filter((v) => v.repetition === rep);
     const studies = (["oltp", "payments"] as const).filter((st) => rep <= reps[st]).flatMap((st) => [st, st]);
-    assert.deepEqual(vs.map((v) => v.study), studies, `repetition ${rep}: study by study`);
+    assert.deepEqual(
+      vs.map((v) => v.study),
+      studies,
+      `repetition ${rep}: study by study`,
+    );
   }
   for (const study of ["oltp", "payments"]) {
-    const firsts = order.visits.filter((v) => v.study === study).filter((_, i) => i % 2 === 0).map((v) => v.system);
+    const firsts = order.visits
+      .filter((v) => v.study === study)
+      .filter((_, i) => i % 2 === 0)
+      .map((v) => v.system);
     const n = (s: string) => firsts.filter((f) => f === s).length;
-    assert.ok(Math.abs(n("postgresql") - n("mariadb")) <= 1, `${study}: each system first equally often (${firsts.join(", ")})`);
+    assert.ok(
+      Math.abs(n("postgresql") - n("mariadb")) <= 1,
+      `${study}: each system first equally often (${firsts.join(", ")})`,
+    );
   }
   // Cells follow their visits: each visit's cells are contiguous and belong to its study.
   const cellVisits = plan.cells.map((c) => `${c.study}/${c.system}/${c.repetition}`);
   const visitSeq = order.visits.map((v) => `${v.study}/${v.system}/${v.repetition}`);
   assert.deepEqual([...new Set(cellVisits)], visitSeq);
-  assert.deepEqual(visitOrderByStudy([["oltp", ["a", "b"]]], 3, 5), visitOrder(["a", "b"], 3, 5).map((v) => ({ ...v, study: "oltp" })), "one study: its rotation, named");
+  assert.deepEqual(
+    visitOrderByStudy([["oltp", ["a", "b"]]], 3, 5),
+    visitOrder(["a", "b"], 3, 5).map((v) => ({ ...v, study: "oltp" })),
+    "one study: its rotation, named",
+  );
 });
 
 // A variant a system cannot run (study.json variant_requires: analytical's no-cache needs a result cache) is
@@ -50,8 +67,12 @@ test("visits go study by study within a repetition: a study's systems are consec
 test("a variant the system lacks the capability for is planned as skipped, naming it", () => {
   const plan = planRun({ profile: "ci", studies: ["analytical"], systems: ["postgresql"], workloads: ["aggregate"] });
   const study = { ...plan.studies.analytical, variants: ["hot", "no-cache"] };
-  const cell = (system: string, variant: string) => studyCells("analytical", study, system, 1).find((c) => c.variant === variant)!;
-  assert.match(cell("postgresql", "no-cache").reason, /^unsupported: variant no-cache needs capability 'result-cache', which postgresql lacks/);
+  const cell = (system: string, variant: string) =>
+    studyCells("analytical", study, system, 1).find((c) => c.variant === variant)!;
+  assert.match(
+    cell("postgresql", "no-cache").reason,
+    /^unsupported: variant no-cache needs capability 'result-cache', which postgresql lacks/,
+  );
   assert.equal(cell("postgresql", "no-cache").status, "skipped");
   assert.equal(cell("mskql", "no-cache").reason, "not run", "mskql has a result cache: its no-cache cell runs");
   assert.equal(cell("postgresql", "hot").reason, "not run");
@@ -63,7 +84,10 @@ test('cells "claims": only the cells a claim of the study reads are planned, in 
   const { loadStudyClaims } = await import("../lib/claims.ts");
   const { claimHasWorkload } = await import("../lib/verdicts.ts");
   const plan = planRun({ profile: "quick", studies: ["analytical"] });
-  assert.equal(plan.config.studies && (plan.config.studies as Record<string, { cells?: string }>).analytical.cells, "claims");
+  assert.equal(
+    plan.config.studies && (plan.config.studies as Record<string, { cells?: string }>).analytical.cells,
+    "claims",
+  );
   const claims = loadStudyClaims("analytical")!.claims;
   const cells = plan.cells.filter((c) => c.repetition === 1);
   const has0 = (id: string) => cells.some((c) => c.id === id);
@@ -72,24 +96,47 @@ test('cells "claims": only the cells a claim of the study reads are planned, in 
   const isContext = (c: { system: string; workload: string; variant: string }) =>
     context.systems.includes(c.system) && context.workloads.includes(c.workload) && c.variant === "hot";
   for (const c of cells) {
-    const read = claims.some((cl) => claimHasWorkload(cl, c.workload) && [cl.a, cl.b].some((s) => s.system === c.system && (s.variant ?? c.variant) === c.variant));
+    const read = claims.some(
+      (cl) =>
+        claimHasWorkload(cl, c.workload) &&
+        [cl.a, cl.b].some((s) => s.system === c.system && (s.variant ?? c.variant) === c.variant),
+    );
     assert.ok(read || isContext(c), `${c.id} is planned but no claim reads it and it is not a context cell`);
   }
-  assert.deepEqual([...new Set(cells.filter((c) => c.system === "mariadb").map((c) => `${c.workload}.${c.variant}`))].sort(), context.workloads.map((w) => `${w}.hot`).sort(), "MariaDB runs exactly its context cells");
+  assert.deepEqual(
+    [...new Set(cells.filter((c) => c.system === "mariadb").map((c) => `${c.workload}.${c.variant}`))].sort(),
+    context.workloads.map((w) => `${w}.hot`).sort(),
+    "MariaDB runs exactly its context cells",
+  );
   assert.ok(!has0("analytical.wc_correlated_subq.mariadb.c1.hot.r1"), "no context cell on the correlated subquery");
   const has = has0;
   assert.ok(has("analytical.pq_aggregate.mskql.c1.no-cache.r1"), "the no-cache claim's cell");
   assert.ok(!has("analytical.aggregate.mskql.c1.no-cache.r1"), "no claim reads aggregate's no-cache cell");
   assert.ok(!has("analytical.vec_insert.duckdb.c1.hot.r1"), "no claim compares DuckDB on vec_insert");
-  assert.ok(has("analytical.select_full_scan.postgresql.c1.hot.r1"), "the each-of claim (every cached batch workload) reads PostgreSQL's select_full_scan");
+  assert.ok(
+    has("analytical.select_full_scan.postgresql.c1.hot.r1"),
+    "the each-of claim (every cached batch workload) reads PostgreSQL's select_full_scan",
+  );
   for (const cl of claims) {
     for (const w of cl.each_of ?? [cl.workload]) {
-      for (const s of [cl.a, cl.b]) assert.ok(cells.some((c) => c.workload === w && c.system === s.system), `claim ${cl.id}: ${s.system} on ${w} is planned`);
+      for (const s of [cl.a, cl.b])
+        assert.ok(
+          cells.some((c) => c.workload === w && c.system === s.system),
+          `claim ${cl.id}: ${s.system} on ${w} is planned`,
+        );
     }
   }
-  assert.equal((plan.config.studies as Record<string, { context?: unknown }>).analytical.context !== undefined, true, "the manifest's config records the context cells");
+  assert.equal(
+    (plan.config.studies as Record<string, { context?: unknown }>).analytical.context !== undefined,
+    true,
+    "the manifest's config records the context cells",
+  );
   // the full profile plans every cell (no "cells" key): DuckDB's vec_insert is there
-  assert.ok(planRun({ profile: "full", studies: ["analytical"], systems: ["duckdb"] }).cells.some((c) => c.workload === "vec_insert"));
+  assert.ok(
+    planRun({ profile: "full", studies: ["analytical"], systems: ["duckdb"] }).cells.some(
+      (c) => c.workload === "vec_insert",
+    ),
+  );
 });
 
 test("a profile's context cells are checked: they need cells \"claims\" and name the study's own systems, workloads and variants", () => {
@@ -104,12 +151,40 @@ test("a profile's context cells are checked: they need cells \"claims\" and name
     return file;
   };
   const err = (edit: (a: Record<string, unknown>) => void) => {
-    try { loadProfile(write(edit)); } catch (e) { return (e as Error).message; }
+    try {
+      loadProfile(write(edit));
+    } catch (e) {
+      return (e as Error).message;
+    }
     return "";
   };
-  assert.match(err((a) => { a.cells = "all"; }), /context needs cells "claims".*set cells to "claims" or remove context/);
-  assert.match(err((a) => { (a.context as { systems: string[] }).systems = ["redis"]; }), /context: system 'redis' is not among the study's systems; valid: mskql, postgresql, duckdb, sqlite, mariadb/);
-  assert.match(err((a) => { (a.context as { workloads: string[] }).workloads = ["noop"]; }), /context: workload 'noop' is not among the study's workloads; valid: aggregate,/);
-  assert.match(err((a) => { (a.context as { variants: string[] }).variants = ["cold"]; }), /context: variant 'cold' is not among the study's variants; valid: hot, no-cache/);
-  assert.equal(err(() => {}), "", "quick's own analytical entry is valid");
+  assert.match(
+    err((a) => {
+      a.cells = "all";
+    }),
+    /context needs cells "claims".*set cells to "claims" or remove context/,
+  );
+  assert.match(
+    err((a) => {
+      (a.context as { systems: string[] }).systems = ["redis"];
+    }),
+    /context: system 'redis' is not among the study's systems; valid: mskql, postgresql, duckdb, sqlite, mariadb/,
+  );
+  assert.match(
+    err((a) => {
+      (a.context as { workloads: string[] }).workloads = ["noop"];
+    }),
+    /context: workload 'noop' is not among the study's workloads; valid: aggregate,/,
+  );
+  assert.match(
+    err((a) => {
+      (a.context as { variants: string[] }).variants = ["cold"];
+    }),
+    /context: variant 'cold' is not among the study's variants; valid: hot, no-cache/,
+  );
+  assert.equal(
+    err(() => {}),
+    "",
+    "quick's own analytical entry is valid",
+  );
 });

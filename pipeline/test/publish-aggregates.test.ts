@@ -3,10 +3,29 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { aggregates, type PublishedRow } from "../publish/publish.ts";
 
-const row = (repetition: number, value: number): PublishedRow => ({
-  run_id: "r1", source: "measured", study: "analytical", workload: "aggregate", system: "duckdb", system_version: "1", variant: "hot", concurrency: 1,
-  repetition, metric: "time_run", value, unit: "ms", t: null, profile: "quick", machine: "m", commit: "c", config_hash: "h", dirty: false, cell: `c.r${repetition}`, log: "",
-}) as PublishedRow;
+const row = (repetition: number, value: number): PublishedRow =>
+  ({
+    run_id: "r1",
+    source: "measured",
+    study: "analytical",
+    workload: "aggregate",
+    system: "duckdb",
+    system_version: "1",
+    variant: "hot",
+    concurrency: 1,
+    repetition,
+    metric: "time_run",
+    value,
+    unit: "ms",
+    t: null,
+    profile: "quick",
+    machine: "m",
+    commit: "c",
+    config_hash: "h",
+    dirty: false,
+    cell: `c.r${repetition}`,
+    log: "",
+  }) as PublishedRow;
 
 test("aggregates: n is the number of repetitions; each repetition's hyperfine runs count once, as their median", () => {
   // 3 repetitions × 10 timed runs each

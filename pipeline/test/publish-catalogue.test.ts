@@ -12,14 +12,22 @@ import { loadStudy, snapshotCatalogue } from "../lib/catalog.ts";
 import { claimsFile } from "../lib/claims.ts";
 import { runCatalogues, siteStudy } from "../publish/site-catalog.ts";
 
-const manifest = (run_id: string) => ({ run_id, cells: [{ study: "oltp" }, { study: "oltp" }] }) as unknown as Parameters<typeof runCatalogues>[0][number];
+const manifest = (run_id: string) =>
+  ({ run_id, cells: [{ study: "oltp" }, { study: "oltp" }] }) as unknown as Parameters<typeof runCatalogues>[0][number];
 
 test("a run keeps the claims it ran with; a run from before snapshots gets the study folder's, saying so", () => {
   const runs = tempDir();
   snapshotCatalogue(path.join(runs, "r-kept"), ["oltp"]);
   const kept = path.join(runs, "r-kept", "catalogue", "oltp", "claims.json");
-  assert.equal(readFileSync(kept, "utf8"), readFileSync(claimsFile("oltp"), "utf8"), "the snapshot is the study's claims.json as it was");
-  assert.equal(readFileSync(path.join(runs, "r-kept", "catalogue", "oltp", "study.json"), "utf8"), readFileSync(path.join(loadStudy("oltp").dir, "study.json"), "utf8"));
+  assert.equal(
+    readFileSync(kept, "utf8"),
+    readFileSync(claimsFile("oltp"), "utf8"),
+    "the snapshot is the study's claims.json as it was",
+  );
+  assert.equal(
+    readFileSync(path.join(runs, "r-kept", "catalogue", "oltp", "study.json"), "utf8"),
+    readFileSync(path.join(loadStudy("oltp").dir, "study.json"), "utf8"),
+  );
   // The study's claims change after the run: the run's copy is what it ran with.
   const doc = JSON.parse(readFileSync(kept, "utf8"));
   doc.claims[0].published = { a: 1, b: 2 };
@@ -36,7 +44,10 @@ test("a malformed kept claims.json fails publish naming the file", () => {
   snapshotCatalogue(path.join(runs, "r-bad"), ["oltp"]);
   const kept = path.join(runs, "r-bad", "catalogue", "oltp", "claims.json");
   writeFileSync(kept, JSON.stringify({ claims: [{ id: "x" }] }));
-  assert.throws(() => runCatalogues([manifest("r-bad")], runs), (e: Error) => e.message.includes(kept));
+  assert.throws(
+    () => runCatalogues([manifest("r-bad")], runs),
+    (e: Error) => e.message.includes(kept),
+  );
 });
 
 test("the site's catalogue carries the study folder's site facts", () => {
@@ -44,8 +55,12 @@ test("the site's catalogue carries the study folder's site facts", () => {
   assert.ok(s.seed_attribution?.source && s.seed_attribution.setup, "seed attribution");
   assert.deepEqual(s.headline_metrics, { select_random_points: "qps" });
   assert.ok(s.claims && s.claims.claims.length > 0, "claims");
-  assert.deepEqual(s.explore_presets.map((p) => p.id), ["latency", "series"]);
-  for (const p of s.explore_presets) assert.equal(p.sql, readFileSync(path.join(loadStudy("oltp").dir, p.file), "utf8").trimEnd());
+  assert.deepEqual(
+    s.explore_presets.map((p) => p.id),
+    ["latency", "series"],
+  );
+  for (const p of s.explore_presets)
+    assert.equal(p.sql, readFileSync(path.join(loadStudy("oltp").dir, p.file), "utf8").trimEnd());
   const a = siteStudy(loadStudy("analytical"));
   assert.equal(a.category_order?.[0], "baseline");
   assert.equal(siteStudy(loadStudy("mcp-db")).display_order?.[0], "client_ceiling");
@@ -55,10 +70,34 @@ test("a study's site facts must name what exists: the error names the file, the 
   const { execFileSync } = await import("node:child_process");
   const { cpSync } = await import("node:fs");
   const cases: Array<[string, (d: Record<string, unknown>) => void, RegExp]> = [
-    ["headline metric of an unknown workload", (d) => { d.headline_metrics = { nope: "qps" }; }, /'nope' \(display_order or headline_metrics\) is not a workload of study oltp; valid: .*oltp_read_write/],
-    ["unknown category", (d) => { d.category_order = ["nope"]; }, /category_order: 'nope' is no workload's category/],
-    ["preset file missing", (d) => { d.presets = [{ id: "x", label: "x", file: "presets/missing.sql" }]; }, /preset 'x': file presets\/missing.sql is not a file in the study's folder/],
-    ["seed without attribution", (d) => { delete d.seed_attribution; }, /seed_attribution \{source, setup\} is needed with \/seed/],
+    [
+      "headline metric of an unknown workload",
+      (d) => {
+        d.headline_metrics = { nope: "qps" };
+      },
+      /'nope' \(display_order or headline_metrics\) is not a workload of study oltp; valid: .*oltp_read_write/,
+    ],
+    [
+      "unknown category",
+      (d) => {
+        d.category_order = ["nope"];
+      },
+      /category_order: 'nope' is no workload's category/,
+    ],
+    [
+      "preset file missing",
+      (d) => {
+        d.presets = [{ id: "x", label: "x", file: "presets/missing.sql" }];
+      },
+      /preset 'x': file presets\/missing.sql is not a file in the study's folder/,
+    ],
+    [
+      "seed without attribution",
+      (d) => {
+        delete d.seed_attribution;
+      },
+      /seed_attribution \{source, setup\} is needed with \/seed/,
+    ],
   ];
   for (const [what, edit, want] of cases) {
     const bench = tempDir();
@@ -70,7 +109,15 @@ test("a study's site facts must name what exists: the error names the file, the 
     const catalog = path.resolve(import.meta.dirname, "../lib/catalog.ts");
     let err = "";
     try {
-      execFileSync(process.execPath, ["--input-type=module", "-e", `const { loadStudy } = await import(${JSON.stringify(catalog)}); loadStudy("oltp");`], { env: { ...process.env, SAMEBOX_BENCH_SCRIPTS: bench }, stdio: "pipe" });
+      execFileSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `const { loadStudy } = await import(${JSON.stringify(catalog)}); loadStudy("oltp");`,
+        ],
+        { env: { ...process.env, SAMEBOX_BENCH_SCRIPTS: bench }, stdio: "pipe" },
+      );
     } catch (e) {
       err = String((e as { stderr: Buffer }).stderr);
     }

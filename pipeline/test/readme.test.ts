@@ -34,18 +34,29 @@ export function namedPaths(text: string): string[] {
 test("every repository path the README names exists", () => {
   const paths = namedPaths(readme);
   assert.ok(paths.length >= 20, `only ${paths.length} paths found: the extraction broke`);
-  const missing = paths.filter((p) => !existsSync(path.join(root, p)) && !p.startsWith("site/dist/") && !p.startsWith("site/public/data/") && !p.startsWith("site/src/generated/"));
+  const missing = paths.filter(
+    (p) =>
+      !existsSync(path.join(root, p)) &&
+      !p.startsWith("site/dist/") &&
+      !p.startsWith("site/public/data/") &&
+      !p.startsWith("site/src/generated/"),
+  );
   assert.deepEqual(missing, [], `README names paths that do not exist: ${missing.join(", ")}`);
 });
 
 test("the path extraction finds a wrong path (the check can fail)", () => {
-  assert.deepEqual(namedPaths("built to `site/dst/` by `pipeline/bin/mian`, see `bench-scripts/studies/<study>/`"), ["pipeline/bin/mian", "site/dst/"]);
+  assert.deepEqual(namedPaths("built to `site/dst/` by `pipeline/bin/mian`, see `bench-scripts/studies/<study>/`"), [
+    "pipeline/bin/mian",
+    "site/dst/",
+  ]);
 });
 
 test("the README's study table lists exactly the study folders", () => {
   const table = [...readme.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]).sort();
   const folders = readdirSync(path.join(root, "bench-scripts/studies"), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(path.join(root, "bench-scripts/studies", d.name, "study.json"))).map((d) => d.name).sort();
+    .filter((d) => d.isDirectory() && existsSync(path.join(root, "bench-scripts/studies", d.name, "study.json")))
+    .map((d) => d.name)
+    .sort();
   assert.deepEqual(table, folders);
 });
 
@@ -53,11 +64,20 @@ test("every profile, samebox command and test suite the README names exists", ()
   const profiles = readdirSync(path.join(root, "pipeline/profiles")).map((f) => f.replace(/\.json$/, ""));
   const named = readme.match(/--profile ([a-z0-9|]+)/g)!.flatMap((m) => m.slice("--profile ".length).split("|"));
   for (const p of named) assert.ok(profiles.includes(p), `README names profile ${p}; profiles: ${profiles.join(", ")}`);
-  const help = execFileSync(process.execPath, ["--disable-warning=ExperimentalWarning", path.join(root, "pipeline/cli.ts"), "--help"], { encoding: "utf8" });
+  const help = execFileSync(
+    process.execPath,
+    ["--disable-warning=ExperimentalWarning", path.join(root, "pipeline/cli.ts"), "--help"],
+    { encoding: "utf8" },
+  );
   const commands = [...help.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]);
-  for (const m of readme.matchAll(/npm run samebox -- ([a-z][a-z-]*)/g)) assert.ok(commands.includes(m[1]), `README shows 'samebox ${m[1]}'; commands: ${commands.join(", ")}`);
+  for (const m of readme.matchAll(/npm run samebox -- ([a-z][a-z-]*)/g))
+    assert.ok(commands.includes(m[1]), `README shows 'samebox ${m[1]}'; commands: ${commands.join(", ")}`);
   const suites = readdirSync(path.join(root, "pipeline/bin/test.d"));
   for (const m of readme.matchAll(/pipeline\/bin\/test ((?:\d+ ?)+)/g)) {
-    for (const prefix of m[1].trim().split(" ")) assert.ok(suites.some((s) => s.startsWith(prefix)), `README runs suites '${prefix}': none starts so`);
+    for (const prefix of m[1].trim().split(" "))
+      assert.ok(
+        suites.some((s) => s.startsWith(prefix)),
+        `README runs suites '${prefix}': none starts so`,
+      );
   }
 });

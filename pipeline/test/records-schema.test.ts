@@ -5,9 +5,23 @@ import type { ResultRecord } from "../lib/records.ts";
 import { recordColumns, validateRecord } from "../lib/schema.ts";
 
 const base: ResultRecord = {
-  run_id: "20261121T210000Z-ci-box", source: "measured", study: "oltp", workload: "oltp_read_write", system: "postgresql",
-  system_version: "15.18", server: "", variant: "warm", concurrency: 4, repetition: 1, metric: "tps", value: 1234.5, unit: "tx/s",
-  t: null, profile: "ci", machine: "local: test, 2 cores, 24 GiB", commit: "abc",
+  run_id: "20261121T210000Z-ci-box",
+  source: "measured",
+  study: "oltp",
+  workload: "oltp_read_write",
+  system: "postgresql",
+  system_version: "15.18",
+  server: "",
+  variant: "warm",
+  concurrency: 4,
+  repetition: 1,
+  metric: "tps",
+  value: 1234.5,
+  unit: "tx/s",
+  t: null,
+  profile: "ci",
+  machine: "local: test, 2 cores, 24 GiB",
+  commit: "abc",
 };
 
 test("CSV and JSONL round-trip keep every field, including null t and commas in text", () => {

@@ -33,7 +33,11 @@ test("samples inside the window bound it tightly; warm-up before it is left out"
 
 test("without markers (or with an end before the start) the window is the whole cell", () => {
   const samples = [s(0, 0), s(1000, 0.5), s(2000, 1)];
-  for (const [from, to] of [[null, null], [1500, null], [1500, 1000]] as const) {
+  for (const [from, to] of [
+    [null, null],
+    [1500, null],
+    [1500, 1000],
+  ] as const) {
     const u = useOver(samples, from, to);
     assert.equal(u.window, "whole-cell");
     assert.equal(u.cpuPercent, 50);
@@ -42,7 +46,9 @@ test("without markers (or with an end before the start) the window is the whole 
 
 test("a real busy process between markers shows CPU even when the sampler never ticked in between", async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "samebox-res-"));
-  const burner = spawn(process.execPath, ["-e", "const end = Date.now() + 30000; while (Date.now() < end);"], { stdio: "ignore" });
+  const burner = spawn(process.execPath, ["-e", "const end = Date.now() + 30000; while (Date.now() < end);"], {
+    stdio: "ignore",
+  });
   try {
     const sampler = new ResourceSampler([burner.pid!], dir);
     sampler.start(60_000); // no tick during the test: only the start and stop samples exist

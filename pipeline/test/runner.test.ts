@@ -9,8 +9,6 @@ import { visitOrder, visitOrderByStudy } from "../runner/run.ts";
 // workloads succeed, fail, print garbage, give a wrong answer or hang. Real engines are covered by
 // the integration suite; here we check that every outcome is recorded and the run goes on.
 
-
-
 test("every cell outcome is recorded and the run goes on", { timeout: 120_000 }, () => {
   const { data, env } = toyEnv();
   const r = cli(["run", "--profile", "toy", "--run-id", "20260101T000000Z-toy-test"], env);
@@ -26,19 +24,29 @@ test("every cell outcome is recorded and the run goes on", { timeout: 120_000 },
   assert.ok(existsSync(path.join(dir, byId["toy.fails.fakedb.c2.warm.r1"].log)), "failed cell keeps its log");
   assert.match(byId["toy.garbage.fakedb.c2.warm.r2"].reason, /did not parse: sysbench output has no 'SQL statistics:'/);
   assert.equal(byId["toy.wrong.fakedb.c2.warm.r1"].status, "wrong_answer");
-  assert.match(byId["toy.slow.fakedb.c2.warm.r1"].reason, /timed out after 12s/, "the workload's cell_timeout_s (12) raises the profile's (10)");
+  assert.match(
+    byId["toy.slow.fakedb.c2.warm.r1"].reason,
+    /timed out after 12s/,
+    "the workload's cell_timeout_s (12) raises the profile's (10)",
+  );
   assert.equal(byId["toy.good.absentdb.c2.warm.r1"].status, "skipped");
   assert.match(byId["toy.good.absentdb.c2.warm.r1"].reason, /only available on the cloud box/);
   assert.equal(m.systems.fakedb.version, "1.2.3");
   assert.deepEqual(m.systems.fakedb.config, { buffer: "1MB" });
   assert.match(m.config_hash, /^[0-9a-f]{64}$/);
 
-  const recs = readFileSync(path.join(dir, "records.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const recs = readFileSync(path.join(dir, "records.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   const tps = recs.filter((x) => x.metric === "tps");
   assert.equal(tps.length, 2, "one tps per ok repetition");
   assert.deepEqual(tps.map((x) => x.repetition).sort(), [1, 2]);
   for (const x of recs) assert.equal(x.system_version, "1.2.3");
-  assert.ok(recs.some((x) => x.metric === "mem_load" && x.unit === "MiB" && x.value > 0), "memory of the server tree sampled");
+  assert.ok(
+    recs.some((x) => x.metric === "mem_load" && x.unit === "MiB" && x.value > 0),
+    "memory of the server tree sampled",
+  );
   assert.equal(readFileSync(path.join(dir, "records.csv"), "utf8").trim().split("\n").length, recs.length + 1);
   // the scripted server was stopped
   assert.ok(existsSync(path.join(env.SAMEBOX_STATE, "fakedb", "stopped")));
@@ -78,7 +86,10 @@ test("dry run lists cells in order and writes nothing", () => {
   const { data, env } = toyEnv();
   const r = cli(["run", "--profile", "toy", "--systems", "fakedb", "--workloads", "good,wrong", "--dry-run"], env);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /toy\.good\.fakedb\.c2\.warm\.r1\ntoy\.wrong\.fakedb\.c2\.warm\.r1\ntoy\.good\.fakedb\.c2\.warm\.r2/);
+  assert.match(
+    r.stderr,
+    /toy\.good\.fakedb\.c2\.warm\.r1\ntoy\.wrong\.fakedb\.c2\.warm\.r1\ntoy\.good\.fakedb\.c2\.warm\.r2/,
+  );
   assert.match(r.stderr, /4 cells \(dry run/);
   assert.ok(!existsSync(path.join(data, "runs")));
 });
@@ -87,24 +98,52 @@ test("visit order: every repetition visits every system once, shuffled by a seed
   const systems = ["a", "b", "c", "d"];
   const v = visitOrder(systems, 3, 42);
   assert.equal(v.length, 12);
-  for (const rep of [1, 2, 3]) assert.deepEqual(v.filter((x) => x.repetition === rep).map((x) => x.system).sort(), systems);
-  assert.deepEqual(v.map((x) => x.repetition), [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3], "repetition by repetition");
+  for (const rep of [1, 2, 3])
+    assert.deepEqual(
+      v
+        .filter((x) => x.repetition === rep)
+        .map((x) => x.system)
+        .sort(),
+      systems,
+    );
+  assert.deepEqual(
+    v.map((x) => x.repetition),
+    [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3],
+    "repetition by repetition",
+  );
   assert.deepEqual(visitOrder(systems, 3, 42), v, "same seed, same order");
   const firsts = new Set(Array.from({ length: 40 }, (_, seed) => visitOrder(systems, 1, seed)[0].system));
-  assert.equal(firsts.size, 4, "over 40 seeds every system comes first at least once (it is a shuffle, not a fixed order)");
+  assert.equal(
+    firsts.size,
+    4,
+    "over 40 seeds every system comes first at least once (it is a shuffle, not a fixed order)",
+  );
   const four = visitOrder(systems, 4, 9);
   const firstOf = [1, 2, 3, 4].map((rep) => four.find((x) => x.repetition === rep)!.system);
-  assert.deepEqual([...firstOf].sort(), systems, "balanced: over as many repetitions as systems, each system runs first once");
-  assert.deepEqual(visitOrder(systems, 6, 9, 5), visitOrder(systems, 6, 9).filter((x) => x.repetition >= 5), "added repetitions continue the same rotation");
+  assert.deepEqual(
+    [...firstOf].sort(),
+    systems,
+    "balanced: over as many repetitions as systems, each system runs first once",
+  );
+  assert.deepEqual(
+    visitOrder(systems, 6, 9, 5),
+    visitOrder(systems, 6, 9).filter((x) => x.repetition >= 5),
+    "added repetitions continue the same rotation",
+  );
 });
 
 function events(state: string): string[] {
   return readFileSync(path.join(state, "events"), "utf8").trim().split("\n");
 }
 
-test("interleaved run: study install once before any start, prepare once per system, cleanup after its last visit, server stopped between visits", { timeout: 120_000 }, () => {
+test("interleaved run: study install once before any start, prepare once per system, cleanup after its last visit, server stopped between visits", {
+  timeout: 120_000,
+}, () => {
   const { data, env } = toyEnv();
-  const r = cli(["run", "--profile", "interleave", "--run-id", "20260101T000000Z-interleave", "--order-seed", "7"], env);
+  const r = cli(
+    ["run", "--profile", "interleave", "--run-id", "20260101T000000Z-interleave", "--order-seed", "7"],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const m = JSON.parse(readFileSync(path.join(data, "runs", "20260101T000000Z-interleave", "manifest.json"), "utf8"));
   assert.equal(m.order.method, "seeded-rotation-by-study");
@@ -112,7 +151,10 @@ test("interleaved run: study install once before any start, prepare once per sys
   assert.equal(m.order.servers_between_visits, "stopped");
   assert.deepEqual(m.order.visits, visitOrderByStudy([["toy", ["fakedb", "fakedb2"]]], 3, 7));
   // cells are listed (and ran) in visit order
-  assert.deepEqual(m.cells.map((c: { system: string; repetition: number }) => `${c.system} r${c.repetition}`), m.order.visits.map((v: { system: string; repetition: number }) => `${v.system} r${v.repetition}`));
+  assert.deepEqual(
+    m.cells.map((c: { system: string; repetition: number }) => `${c.system} r${c.repetition}`),
+    m.order.visits.map((v: { system: string; repetition: number }) => `${v.system} r${v.repetition}`),
+  );
   const started = m.cells.map((c: { started_at: string }) => c.started_at);
   assert.deepEqual([...started].sort(), started, "started_at increases along the list");
   assert.equal(m.summary.ok, 6);
@@ -121,7 +163,11 @@ test("interleaved run: study install once before any start, prepare once per sys
   assert.equal(m.systems.fakedb2.version, "2.0.0");
 
   const ev = events(env.SAMEBOX_STATE);
-  assert.equal(ev[0], "install SYSTEMS=fakedb,fakedb2 WORKLOADS=good VARIANTS=warm TOY=1", "install first, with the plan's lists and the profile env");
+  assert.equal(
+    ev[0],
+    "install SYSTEMS=fakedb,fakedb2 WORKLOADS=good VARIANTS=warm TOY=1",
+    "install first, with the plan's lists and the profile env",
+  );
   assert.equal(ev.filter((e) => e.startsWith("install")).length, 1);
   for (const s of ["fakedb", "fakedb2"]) {
     assert.equal(ev.filter((e) => e === `prepare ${s}`).length, 1, `prepare ${s} once`);
@@ -133,11 +179,21 @@ test("interleaved run: study install once before any start, prepare once per sys
   }
   // one server at a time: every start is followed by its own stop before the next start
   const ss = ev.filter((e) => e.startsWith("start ") || e.startsWith("stop "));
-  for (let i = 0; i < ss.length; i += 2) assert.equal(ss[i + 1], ss[i].replace("start", "stop"), `visit ${i / 2 + 1} stops its server before the next starts`);
+  for (let i = 0; i < ss.length; i += 2)
+    assert.equal(
+      ss[i + 1],
+      ss[i].replace("start", "stop"),
+      `visit ${i / 2 + 1} stops its server before the next starts`,
+    );
 });
 
-test("a study install that is unavailable skips its cells with the reason; one that fails marks them failed with the log", { timeout: 120_000 }, () => {
-  for (const [code, status, re] of [["3", "skipped", /toy tools not available here: toy tools need the cloud box/], ["5", "failed", /install toy exited 5: toy build broke/]] as const) {
+test("a study install that is unavailable skips its cells with the reason; one that fails marks them failed with the log", {
+  timeout: 120_000,
+}, () => {
+  for (const [code, status, re] of [
+    ["3", "skipped", /toy tools not available here: toy tools need the cloud box/],
+    ["5", "failed", /install toy exited 5: toy build broke/],
+  ] as const) {
     const { data, env } = toyEnv();
     const id = `20260101T000000Z-install-${code}`;
     const r = cli(["run", "--profile", "interleave", "--run-id", id], { ...env, TOY_INSTALL_EXIT: code });
@@ -150,7 +206,10 @@ test("a study install that is unavailable skips its cells with the reason; one t
     }
     assert.ok(existsSync(path.join(data, "runs", id, "logs", "study.toy.install.err")));
     assert.equal(m.study_installs.toy.status, status);
-    assert.ok(!events(env.SAMEBOX_STATE).some((e) => e.startsWith("prepare")), "nothing prepared for cells that cannot run");
+    assert.ok(
+      !events(env.SAMEBOX_STATE).some((e) => e.startsWith("prepare")),
+      "nothing prepared for cells that cannot run",
+    );
   }
 });
 
@@ -158,13 +217,29 @@ test("a study install that is unavailable skips its cells with the reason; one t
 // capabilities lack is a skipped cell naming the capability and the system's own note, and the study
 // verb is never called for it (no cell folder); a profile naming a system that lacks the study's own
 // requirements is refused before anything runs.
-test("capabilities decide: unmet workload needs are skipped with the system's reason, unmet study needs refused", { timeout: 120_000 }, () => {
+test("capabilities decide: unmet workload needs are skipped with the system's reason, unmet study needs refused", {
+  timeout: 120_000,
+}, () => {
   const { data, env } = toyEnv();
   const profile = path.join(tempDir(), "caps.json");
-  writeFileSync(profile, JSON.stringify({
-    name: "caps", description: "fakedb2 lacks sysbench, which the fails workload requires", repetitions: 1,
-    studies: { toy: { systems: ["fakedb2"], workloads: ["good", "fails"], concurrency: [2], variants: ["warm"], cell_timeout_s: 10, env: {} } },
-  }));
+  writeFileSync(
+    profile,
+    JSON.stringify({
+      name: "caps",
+      description: "fakedb2 lacks sysbench, which the fails workload requires",
+      repetitions: 1,
+      studies: {
+        toy: {
+          systems: ["fakedb2"],
+          workloads: ["good", "fails"],
+          concurrency: [2],
+          variants: ["warm"],
+          cell_timeout_s: 10,
+          env: {},
+        },
+      },
+    }),
+  );
   const r = cli(["run", "--profile", profile, "--run-id", "20260101T000000Z-caps-test"], env);
   assert.equal(r.code, 0, r.stderr);
   const dir = path.join(data, "runs", "20260101T000000Z-caps-test");
@@ -173,18 +248,32 @@ test("capabilities decide: unmet workload needs are skipped with the system's re
   assert.equal(byId["toy.good.fakedb2.c2.warm.r1"].status, "ok");
   const fails = byId["toy.fails.fakedb2.c2.warm.r1"];
   assert.equal(fails.status, "skipped");
-  assert.equal(fails.reason, "unsupported: fails needs capability 'sysbench', which fakedb2 lacks: fakedb2 runs only the good and wrong workloads (interleaving tests)");
-  assert.ok(!existsSync(path.join(dir, "cells", "toy.fails.fakedb2.c2.warm.r1")), "the study's run verb was not called");
+  assert.equal(
+    fails.reason,
+    "unsupported: fails needs capability 'sysbench', which fakedb2 lacks: fakedb2 runs only the good and wrong workloads (interleaving tests)",
+  );
+  assert.ok(
+    !existsSync(path.join(dir, "cells", "toy.fails.fakedb2.c2.warm.r1")),
+    "the study's run verb was not called",
+  );
 
   // the real tree: sqlite has no sysbench driver, so it cannot be a system of the oltp study
   const bad = path.join(tempDir(), "bad.json");
-  writeFileSync(bad, JSON.stringify({
-    name: "bad", description: "sqlite in oltp", repetitions: 1,
-    studies: { oltp: { systems: ["sqlite"], concurrency: [1], env: {} } },
-  }));
+  writeFileSync(
+    bad,
+    JSON.stringify({
+      name: "bad",
+      description: "sqlite in oltp",
+      repetitions: 1,
+      studies: { oltp: { systems: ["sqlite"], concurrency: [1], env: {} } },
+    }),
+  );
   const refused = cli(["run", "--profile", bad, "--dry-run"]);
   assert.equal(refused.code, 2, refused.stderr);
-  assert.match(refused.stderr, /profile bad: study oltp: system 'sqlite' cannot run it: study oltp needs capability 'sysbench', which sqlite lacks: sysbench has no SQLite driver; systems that can: mariadb, mysql, postgresql/);
+  assert.match(
+    refused.stderr,
+    /profile bad: study oltp: system 'sqlite' cannot run it: study oltp needs capability 'sysbench', which sqlite lacks: sysbench has no SQLite driver; systems that can: mariadb, mysql, postgresql/,
+  );
 });
 
 // A server that keeps its data in memory only (system.json memory_only: seed 001's mskql) loses what prepare
@@ -195,10 +284,17 @@ test("a memory_only system is prepared at every visit, the others once", { timeo
   const sys = path.join(bench, "systems", "fakedb2", "system.json");
   writeFileSync(sys, JSON.stringify({ ...JSON.parse(readFileSync(sys, "utf8")), memory_only: true }, null, 2));
   const { data, env } = toyEnv({ SAMEBOX_BENCH_SCRIPTS: bench });
-  const r = cli(["run", "--profile", "interleave", "--run-id", "20260101T000000Z-memory-only", "--order-seed", "7"], env);
+  const r = cli(
+    ["run", "--profile", "interleave", "--run-id", "20260101T000000Z-memory-only", "--order-seed", "7"],
+    env,
+  );
   assert.equal(r.code, 0, r.stderr);
   const ev = events(env.SAMEBOX_STATE);
   assert.equal(ev.filter((e) => e === "prepare fakedb").length, 1, "a system that keeps its data: prepared once");
   assert.equal(ev.filter((e) => e === "prepare fakedb2").length, 3, "memory_only: prepared at each of its 3 visits");
-  for (const rep of [1, 2, 3]) assert.ok(existsSync(path.join(data, "runs", "20260101T000000Z-memory-only", "logs", `fakedb2.toy.r${rep}.prepare.out`)), `prepare log of visit ${rep} kept`);
+  for (const rep of [1, 2, 3])
+    assert.ok(
+      existsSync(path.join(data, "runs", "20260101T000000Z-memory-only", "logs", `fakedb2.toy.r${rep}.prepare.out`)),
+      `prepare log of visit ${rep} kept`,
+    );
 });

@@ -13,7 +13,11 @@ const lib = path.resolve(import.meta.dirname, "../bin/test-lib.sh");
 function counted(fn: string, rc: number, text: string): { pass: number; fail: number; out: string } {
   const file = path.join(mkdtempSync(path.join(tmpdir(), "test-lib-")), "log");
   writeFileSync(file, text);
-  const r = spawnSync("bash", ["-c", `source "$1"; pass=2; fail=0; ${fn} label ${rc} "$2" >/dev/null; echo "$pass $fail"`, "_", lib, file], { encoding: "utf8" });
+  const r = spawnSync(
+    "bash",
+    ["-c", `source "$1"; pass=2; fail=0; ${fn} label ${rc} "$2" >/dev/null; echo "$pass $fail"`, "_", lib, file],
+    { encoding: "utf8" },
+  );
   assert.equal(r.status, 0, r.stderr);
   const [pass, fail] = r.stdout.trim().split(/\s+/).map(Number);
   return { pass, fail, out: r.stdout };
@@ -28,7 +32,10 @@ test("count_node adds node:test's last summary and counts a lost summary or a si
 });
 
 test("count_pytest reads passed, failed and errors from pytest's summary line", () => {
-  assert.deepEqual(pick(counted("count_pytest", 1, "....F.E\n=== 5 passed, 1 failed, 1 error in 2.1s ===\n")), { pass: 7, fail: 2 });
+  assert.deepEqual(pick(counted("count_pytest", 1, "....F.E\n=== 5 passed, 1 failed, 1 error in 2.1s ===\n")), {
+    pass: 7,
+    fail: 2,
+  });
   assert.deepEqual(pick(counted("count_pytest", 0, "......\n6 passed in 0.5s\n")), { pass: 8, fail: 0 });
   assert.deepEqual(pick(counted("count_pytest", 2, "ImportError: no module named moto\n")), { pass: 2, fail: 1 });
 });
@@ -43,7 +50,10 @@ test("count_go_json counts every test and subtest event, and a package that fail
     ev({ Action: "fail", Package: "p" }),
   ].join("\n");
   assert.deepEqual(pick(counted("count_go_json", 1, `${events}\n`)), { pass: 4, fail: 1 });
-  const buildFail = [ev({ Action: "build-output", Output: "x.go:1: syntax error\n" }), ev({ Action: "fail", Package: "q" })].join("\n");
+  const buildFail = [
+    ev({ Action: "build-output", Output: "x.go:1: syntax error\n" }),
+    ev({ Action: "fail", Package: "q" }),
+  ].join("\n");
   assert.deepEqual(pick(counted("count_go_json", 1, `${buildFail}\n`)), { pass: 2, fail: 1 });
 });
 

@@ -29,9 +29,15 @@ test("the answer column's header is inside the viewport at 1280 and 390 px", asy
   // The diff pages the chooser links first (each study's significant table, and the folded rest).
   const chooser = await browser.newPage();
   await chooser.goto(`${preview.root}diff/`);
-  const diffs = (await chooser.$$eval("#diff-chooser a", (as) => as.map((a) => new URL((a as HTMLAnchorElement).href).pathname))).slice(0, 2);
+  const diffs = (
+    await chooser.$$eval("#diff-chooser a", (as) => as.map((a) => new URL((a as HTMLAnchorElement).href).pathname))
+  ).slice(0, 2);
   await chooser.close();
-  for (const d of diffs) targets.push([d.slice(new URL(preview.root).pathname.length), "Later"], [d.slice(new URL(preview.root).pathname.length), "Change"]);
+  for (const d of diffs)
+    targets.push(
+      [d.slice(new URL(preview.root).pathname.length), "Later"],
+      [d.slice(new URL(preview.root).pathname.length), "Change"],
+    );
   let measured = 0;
   for (const width of [1280, 390]) {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
@@ -41,10 +47,24 @@ test("the answer column's header is inside the viewport at 1280 and 390 px", asy
       await page.$$eval("details", (ds) => {
         for (const d of ds) (d as HTMLDetailsElement).open = true;
       });
-      const boxes = await page.$$eval("th", (ths, h) => ths.filter((th) => (th.textContent ?? "").trim() === h).map((th) => { const b = th.getBoundingClientRect(); return [b.left, b.right]; }), header);
+      const boxes = await page.$$eval(
+        "th",
+        (ths, h) =>
+          ths
+            .filter((th) => (th.textContent ?? "").trim() === h)
+            .map((th) => {
+              const b = th.getBoundingClientRect();
+              return [b.left, b.right];
+            }),
+        header,
+      );
       const vw = await page.evaluate(() => document.documentElement.clientWidth);
       measured += boxes.length;
-      for (const [left, right] of boxes) if (right > vw + 1 || left < 0) failures.push(`${p} at ${width}: "${header}" spans ${Math.round(left)}–${Math.round(right)} px, viewport ${vw}`);
+      for (const [left, right] of boxes)
+        if (right > vw + 1 || left < 0)
+          failures.push(
+            `${p} at ${width}: "${header}" spans ${Math.round(left)}–${Math.round(right)} px, viewport ${vw}`,
+          );
     }
     await page.close();
   }

@@ -50,13 +50,32 @@ test("no chart text is smaller than 11 px at 1280 or 390 px, and a chart wider t
           const svg = t.closest("svg") as SVGSVGElement;
           const vb = svg.viewBox.baseVal;
           const px = fs * (vb?.width ? svg.getBoundingClientRect().width / vb.width : 1);
-          return px > 0 && (t.textContent ?? "").trim() ? [[px, (t.textContent ?? "").trim().slice(0, 30), svg.closest("figure")?.id ?? ""] as [number, string, string]] : [];
+          return px > 0 && (t.textContent ?? "").trim()
+            ? [
+                [px, (t.textContent ?? "").trim().slice(0, 30), svg.closest("figure")?.id ?? ""] as [
+                  number,
+                  string,
+                  string,
+                ],
+              ]
+            : [];
         }),
       );
       const small = found.filter(([px]) => px < 11 - 1e-6);
-      if (small.length) failures.push(`${p || "home"} at ${width}: ${small.length} of ${found.length} chart labels under 11 px, e.g. ${small.slice(0, 2).map(([px, t, id]) => `"${t}" ${px.toFixed(1)} px in #${id}`).join(", ")}`);
-      const unreachable = await page.$$eval("figure.chart", (fs) => fs.filter((f) => f.scrollWidth > f.clientWidth + 1 && f.tabIndex < 0).map((f) => f.id));
-      if (unreachable.length) failures.push(`${p || "home"} at ${width}: charts scroll sideways but cannot take focus: ${unreachable.join(", ")}`);
+      if (small.length)
+        failures.push(
+          `${p || "home"} at ${width}: ${small.length} of ${found.length} chart labels under 11 px, e.g. ${small
+            .slice(0, 2)
+            .map(([px, t, id]) => `"${t}" ${px.toFixed(1)} px in #${id}`)
+            .join(", ")}`,
+        );
+      const unreachable = await page.$$eval("figure.chart", (fs) =>
+        fs.filter((f) => f.scrollWidth > f.clientWidth + 1 && f.tabIndex < 0).map((f) => f.id),
+      );
+      if (unreachable.length)
+        failures.push(
+          `${p || "home"} at ${width}: charts scroll sideways but cannot take focus: ${unreachable.join(", ")}`,
+        );
     }
     await page.close();
   }
@@ -72,12 +91,22 @@ test("every system colour drawn in a chart has ≥ 3:1 contrast against the page
     if (r?.status() !== 200) continue;
     const bg = rgb(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)) ?? [255, 255, 255];
     // Marks: Plot's dots, bars, lines and legend swatches (grey rules and axes are text-free decoration).
-    const colours = await page.$$eval("figure.chart svg [fill], figure.chart svg [stroke], figure.chart svg rect, figure.chart svg circle, figure.chart svg path", (els) =>
-      [...new Set(els.flatMap((e) => {
-        if (e.closest("[aria-label$='axis'], [aria-label^='rule'], [aria-label='frame'], [aria-label^='tick'], [aria-label^='grid']")) return [];
-        const s = getComputedStyle(e);
-        return [s.fill, s.stroke].filter((c) => c && c !== "none");
-      }))],
+    const colours = await page.$$eval(
+      "figure.chart svg [fill], figure.chart svg [stroke], figure.chart svg rect, figure.chart svg circle, figure.chart svg path",
+      (els) => [
+        ...new Set(
+          els.flatMap((e) => {
+            if (
+              e.closest(
+                "[aria-label$='axis'], [aria-label^='rule'], [aria-label='frame'], [aria-label^='tick'], [aria-label^='grid']",
+              )
+            )
+              return [];
+            const s = getComputedStyle(e);
+            return [s.fill, s.stroke].filter((c) => c && c !== "none");
+          }),
+        ),
+      ],
     );
     for (const c of colours) {
       const v = rgb(c);
@@ -94,7 +123,7 @@ test("every system colour drawn in a chart has ≥ 3:1 contrast against the page
   assert.deepEqual([...failures.values()], []);
 });
 
-test("no axis title is drawn over a tick label, and no axis prints SI sub-unit ticks (0.2 as \"200m\") at 1280 or 390 px", async () => {
+test('no axis title is drawn over a tick label, and no axis prints SI sub-unit ticks (0.2 as "200m") at 1280 or 390 px', async () => {
   const failures: string[] = [];
   let axes = 0;
   for (const width of [1280, 390]) {
@@ -115,7 +144,9 @@ test("no axis title is drawn over a tick label, and no axis prints SI sub-unit t
             const ra = a.getBoundingClientRect();
             for (const t of ticks) {
               const rt = t.getBoundingClientRect();
-              const overlap = Math.min(ra.right, rt.right) - Math.max(ra.left, rt.left) > 0.5 && Math.min(ra.bottom, rt.bottom) - Math.max(ra.top, rt.top) > 0.5;
+              const overlap =
+                Math.min(ra.right, rt.right) - Math.max(ra.left, rt.left) > 0.5 &&
+                Math.min(ra.bottom, rt.bottom) - Math.max(ra.top, rt.top) > 0.5;
               if (overlap) out.push(`title "${text(a).slice(0, 30)}" over tick "${text(t)}" in #${id}`);
             }
           }
@@ -137,7 +168,11 @@ test("no axis title is drawn over a tick label, and no axis prints SI sub-unit t
 function lab(rgbv: number[]): number[] {
   const [r, g, b] = rgbv.map((v) => v / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
   const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
-  const [x, y, z] = [(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883];
+  const [x, y, z] = [
+    (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+    0.2126 * r + 0.7152 * g + 0.0722 * b,
+    (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+  ];
   return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))];
 }
 const deltaE = (a: number[], b: number[]) => Math.hypot(...lab(a).map((v, i) => v - lab(b)[i]));
@@ -152,20 +187,32 @@ test("the colours within one chart are distinguishable: every pair of distinct m
     const charts = await page.$$eval("figure.chart svg", (svgs) =>
       svgs.map((svg) => ({
         id: svg.closest("figure")?.id ?? "",
-        colours: [...new Set([...svg.querySelectorAll("[fill], [stroke], rect, circle, path")].flatMap((e) => {
-          if (e.closest("[aria-label$='axis'], [aria-label^='rule'], [aria-label='frame'], [aria-label^='tick'], [aria-label^='grid']")) return [];
-          const s = getComputedStyle(e);
-          return [s.fill, s.stroke].filter((c) => c && c !== "none");
-        }))],
+        colours: [
+          ...new Set(
+            [...svg.querySelectorAll("[fill], [stroke], rect, circle, path")].flatMap((e) => {
+              if (
+                e.closest(
+                  "[aria-label$='axis'], [aria-label^='rule'], [aria-label='frame'], [aria-label^='tick'], [aria-label^='grid']",
+                )
+              )
+                return [];
+              const s = getComputedStyle(e);
+              return [s.fill, s.stroke].filter((c) => c && c !== "none");
+            }),
+          ),
+        ],
       })),
     );
     for (const c of charts) {
-      const coloured = c.colours.map((x) => [x, rgb(x)] as const).filter((x): x is readonly [string, number[]] => !!x[1] && Math.max(...x[1]) - Math.min(...x[1]) >= 24);
+      const coloured = c.colours
+        .map((x) => [x, rgb(x)] as const)
+        .filter((x): x is readonly [string, number[]] => !!x[1] && Math.max(...x[1]) - Math.min(...x[1]) >= 24);
       for (let i = 0; i < coloured.length; i++)
         for (let j = i + 1; j < coloured.length; j++) {
           const d = deltaE(coloured[i][1], coloured[j][1]);
           pairs++;
-          if (d > 0 && d < 20) failures.add(`${coloured[i][0]} vs ${coloured[j][0]} (ΔE ${d.toFixed(1)}) in #${c.id} on ${p || "home"}`);
+          if (d > 0 && d < 20)
+            failures.add(`${coloured[i][0]} vs ${coloured[j][0]} (ΔE ${d.toFixed(1)}) in #${c.id} on ${p || "home"}`);
         }
     }
   }

@@ -25,26 +25,48 @@ after(async () => {
   await preview?.stop();
 });
 
-interface Report { run_id: string; study: string; system: string; server: string; variant: string; scenarios: Array<{ scenario: string; status: string; message: string }> }
+interface Report {
+  run_id: string;
+  study: string;
+  system: string;
+  server: string;
+  variant: string;
+  scenarios: Array<{ scenario: string; status: string; message: string }>;
+}
 const reportsFile = path.join(siteDir, "src/generated/conformance.json");
 const reports: Report[] = existsSync(reportsFile) ? JSON.parse(readFileSync(reportsFile, "utf8")).reports : [];
 
 /** The run whose conformance a study page shows, and per system × server × variant the scenarios (metric suffix → passed). */
 function expected(study: string): { run: Manifest; rows: Map<string, Map<string, boolean>> } | undefined {
-  const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === "conformance" && r.metric.startsWith("conformance_") && r.t === null);
+  const rs = records.filter(
+    (r) =>
+      r.source === "measured" &&
+      r.study === study &&
+      r.workload === "conformance" &&
+      r.metric.startsWith("conformance_") &&
+      r.t === null,
+  );
   if (!rs.length) return undefined;
   const has = new Set(rs.map((r) => r.run_id));
   const featured = featuredRunOf(study);
-  const run = featured && has.has(featured.run_id) ? featured : runs.filter((m) => has.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+  const run =
+    featured && has.has(featured.run_id)
+      ? featured
+      : runs.filter((m) => has.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
   const rows = new Map<string, Map<string, boolean>>();
-  for (const r of rs.filter((x) => x.run_id === run.run_id && x.metric !== "conformance_passed" && x.metric !== "conformance_applicable")) {
+  for (const r of rs.filter(
+    (x) => x.run_id === run.run_id && x.metric !== "conformance_passed" && x.metric !== "conformance_applicable",
+  )) {
     const k = `${r.system}|${r.server}|${r.variant}`;
     (rows.get(k) ?? rows.set(k, new Map()).get(k)!).set(r.metric.slice("conformance_".length), r.value === 1);
   }
   return { run, rows };
 }
 
-for (const [study, throughputTable] of [["mcp-servers", "table.mcps-table"], ["mcp-db", "table.mcp-table"]] as const) {
+for (const [study, throughputTable] of [
+  ["mcp-servers", "table.mcps-table"],
+  ["mcp-db", "table.mcp-table"],
+] as const) {
   test(`${study} page: conformance per server beside throughput, from the newest run that ran the suite, with failing scenarios, messages and meaning`, async (t) => {
     const resp = await page.goto(`${preview.root}studies/${study}/`, { waitUntil: "load" });
     if (resp?.status() !== 200) return t.skip(`no /studies/${study}/ in this data set`);
@@ -59,24 +81,45 @@ for (const [study, throughputTable] of [["mcp-servers", "table.mcps-table"], ["m
     assert.equal(await box.count(), 1, `a conformance block naming run ${exp.run.run_id}`);
     const text = await box.innerText();
     assert.ok(text.includes(exp.run.run_id), "the run is named in the text");
-    assert.equal(await box.locator(`a[href$="runs/${exp.run.run_id}/"]`).count() > 0, true, "the run is linked");
-    assert.equal(await box.locator("table.conformance-table tbody tr").count(), exp.rows.size, "one row per server checked");
+    assert.equal((await box.locator(`a[href$="runs/${exp.run.run_id}/"]`).count()) > 0, true, "the run is linked");
+    assert.equal(
+      await box.locator("table.conformance-table tbody tr").count(),
+      exp.rows.size,
+      "one row per server checked",
+    );
     const failing = new Set<string>();
     for (const [key, scen] of exp.rows) {
       const [system, server, variant] = key.split("|");
-      const row = box.locator(`table.conformance-table tr[data-system="${system}"][data-server="${server}"][data-variant="${variant}"]`);
+      const row = box.locator(
+        `table.conformance-table tr[data-system="${system}"][data-server="${server}"][data-variant="${variant}"]`,
+      );
       const passed = [...scen.values()].filter(Boolean).length;
       assert.equal(await row.getAttribute("data-passed"), String(passed), `${key}: passed`);
       assert.equal(await row.getAttribute("data-applicable"), String(scen.size), `${key}: applicable`);
       assert.ok((await row.innerText()).includes(`${passed}/${scen.size}`), `${key}: "${passed}/${scen.size}" shown`);
       const failed = [...scen].filter(([, ok]) => !ok).map(([m]) => m);
-      const shown = await row.locator("li[data-scenario]").evaluateAll((ls) => ls.map((l) => l.getAttribute("data-scenario") ?? ""));
-      assert.deepEqual(shown.map((s) => s.replaceAll("-", "_")).sort(), failed.sort(), `${key}: failing scenarios listed`);
+      const shown = await row
+        .locator("li[data-scenario]")
+        .evaluateAll((ls) => ls.map((l) => l.getAttribute("data-scenario") ?? ""));
+      assert.deepEqual(
+        shown.map((s) => s.replaceAll("-", "_")).sort(),
+        failed.sort(),
+        `${key}: failing scenarios listed`,
+      );
       for (const s of shown) {
         failing.add(s);
         const li = await row.locator(`li[data-scenario="${s}"]`).innerText();
         assert.ok(li.includes(s), `${key}: ${s} named`);
-        const msg = reports.find((p) => p.run_id === exp.run.run_id && p.study === study && p.system === system && p.server === server && p.variant === variant)?.scenarios.find((x) => x.scenario === s)?.message;
+        const msg = reports
+          .find(
+            (p) =>
+              p.run_id === exp.run.run_id &&
+              p.study === study &&
+              p.system === system &&
+              p.server === server &&
+              p.variant === variant,
+          )
+          ?.scenarios.find((x) => x.scenario === s)?.message;
         if (msg) assert.ok(li.includes(msg), `${key}: ${s} with the suite's message "${msg}"`);
       }
     }
@@ -90,12 +133,24 @@ for (const [study, throughputTable] of [["mcp-servers", "table.mcps-table"], ["m
     const tables = page.locator(throughputTable);
     assert.ok((await tables.count()) > 0, `${throughputTable} present`);
     const headers = await tables.first().locator("thead th").allInnerTexts();
-    assert.ok(headers.some((h) => h.trim() === "Conformance"), `${throughputTable} has a Conformance column (headers: ${headers.join(" | ")})`);
-    const cells = await page.locator(`${throughputTable} td[data-conformance]`).evaluateAll((tds) => tds.map((td) => [td.closest("tr")?.getAttribute("data-system") ?? td.closest("table")?.getAttribute("data-system") ?? "", td.getAttribute("data-conformance") ?? ""]));
+    assert.ok(
+      headers.some((h) => h.trim() === "Conformance"),
+      `${throughputTable} has a Conformance column (headers: ${headers.join(" | ")})`,
+    );
+    const cells = await page
+      .locator(`${throughputTable} td[data-conformance]`)
+      .evaluateAll((tds) =>
+        tds.map((td) => [
+          td.closest("tr")?.getAttribute("data-system") ?? td.closest("table")?.getAttribute("data-system") ?? "",
+          td.getAttribute("data-conformance") ?? "",
+        ]),
+      );
     const checked = cells.filter(([, v]) => v !== "");
     assert.ok(checked.length > 0, "some throughput row shows a conformance result");
     for (const [system, v] of checked) {
-      const mine = [...exp.rows].filter(([k]) => k.startsWith(`${system}|`)).map(([, s]) => `${[...s.values()].filter(Boolean).length}/${s.size}`);
+      const mine = [...exp.rows]
+        .filter(([k]) => k.startsWith(`${system}|`))
+        .map(([, s]) => `${[...s.values()].filter(Boolean).length}/${s.size}`);
       assert.ok(mine.includes(v), `${throughputTable} ${system}: ${v} is one of ${mine.join(", ")}`);
     }
   });
@@ -105,23 +160,55 @@ test("mcp-servers page: a server failing a conformance scenario is flagged where
   const resp = await page.goto(`${preview.root}studies/mcp-servers/`, { waitUntil: "load" });
   if (resp?.status() !== 200) return t.skip("no /studies/mcp-servers/ in this data set");
   const exp = expected("mcp-servers");
-  const ranked = await page.locator("table.mcps-published tbody tr[data-system]").evaluateAll((trs) => trs.map((tr) => [tr.getAttribute("data-system") ?? "", tr.querySelector("[data-conformance-flag]")?.getAttribute("data-conformance-flag") ?? ""]));
-  if (!exp || ranked.length === 0) return t.skip("no conformance records or no ranking beside the seed in this data set");
+  const ranked = await page
+    .locator("table.mcps-published tbody tr[data-system]")
+    .evaluateAll((trs) =>
+      trs.map((tr) => [
+        tr.getAttribute("data-system") ?? "",
+        tr.querySelector("[data-conformance-flag]")?.getAttribute("data-conformance-flag") ?? "",
+      ]),
+    );
+  if (!exp || ranked.length === 0)
+    return t.skip("no conformance records or no ranking beside the seed in this data set");
   let flagged = 0;
   for (const [system, flag] of ranked) {
-    const scen: Map<string, boolean> | undefined = exp.rows.get(`${system}|default`) ?? [...exp.rows].find(([k]) => k.startsWith(`${system}|`))?.[1];
-    const failed: string[] = scen ? [...scen].filter(([, ok]) => !ok).map(([m]) => m).sort() : [];
-    assert.deepEqual(flag.split(" ").filter(Boolean).map((s) => s.replaceAll("-", "_")).sort(), failed, `${system}: flag "${flag}" vs failed ${failed.join(", ") || "none"}`);
+    const scen: Map<string, boolean> | undefined =
+      exp.rows.get(`${system}|default`) ?? [...exp.rows].find(([k]) => k.startsWith(`${system}|`))?.[1];
+    const failed: string[] = scen
+      ? [...scen]
+          .filter(([, ok]) => !ok)
+          .map(([m]) => m)
+          .sort()
+      : [];
+    assert.deepEqual(
+      flag
+        .split(" ")
+        .filter(Boolean)
+        .map((s) => s.replaceAll("-", "_"))
+        .sort(),
+      failed,
+      `${system}: flag "${flag}" vs failed ${failed.join(", ") || "none"}`,
+    );
     if (failed.length) flagged++;
   }
-  if ([...exp.rows.values()].some((s) => [...s.values()].includes(false))) assert.ok(flagged > 0 || ranked.every(([s]) => ![...exp.rows.keys()].some((k) => k.startsWith(`${s}|`))), "no failing server flagged");
+  if ([...exp.rows.values()].some((s) => [...s.values()].includes(false)))
+    assert.ok(
+      flagged > 0 || ranked.every(([s]) => ![...exp.rows.keys()].some((k) => k.startsWith(`${s}|`))),
+      "no failing server flagged",
+    );
 });
 
 // samebox's own checks and the negotiated revision (issue 22 items 2 and 6): own checks are listed with
 // the suite's scenarios but marked as samebox's; the revision each server answered per client revision
 // is a table whose cells equal the reports' "negotiated".
-interface Negotiated { client: string; requested: string; answered: string | null }
-const ownDoc: Array<{ scenario: string }> = JSON.parse(readFileSync(path.join(repoRoot, "bench-scripts/studies/mcp-servers/conformance-scenarios.json"), "utf8")).own_checks?.checks ?? [];
+interface Negotiated {
+  client: string;
+  requested: string;
+  answered: string | null;
+}
+const ownDoc: Array<{ scenario: string }> =
+  JSON.parse(readFileSync(path.join(repoRoot, "bench-scripts/studies/mcp-servers/conformance-scenarios.json"), "utf8"))
+    .own_checks?.checks ?? [];
 for (const study of ["mcp-servers", "mcp-db"]) {
   test(`${study} page: own checks marked as samebox's, and the negotiated revision per server and client revision`, async (t) => {
     const resp = await page.goto(`${preview.root}studies/${study}/`, { waitUntil: "load" });
@@ -130,20 +217,36 @@ for (const study of ["mcp-servers", "mcp-db"]) {
     if (!exp) return t.skip(`${study}: no conformance records in this data set`);
     const box = page.locator(`.conformance[data-conformance-run="${exp.run.run_id}"]`);
     const own = new Set(ownDoc.map((c) => c.scenario));
-    for (const li of await box.locator("li[data-scenario]").evaluateAll((ls) => ls.map((l) => [l.getAttribute("data-scenario") ?? "", l.getAttribute("data-own") ?? "", l.querySelector("[data-own-check]") ? "1" : "0"]))) {
+    for (const li of await box
+      .locator("li[data-scenario]")
+      .evaluateAll((ls) =>
+        ls.map((l) => [
+          l.getAttribute("data-scenario") ?? "",
+          l.getAttribute("data-own") ?? "",
+          l.querySelector("[data-own-check]") ? "1" : "0",
+        ]),
+      )) {
       const [s, flag, badge] = li;
       assert.equal(flag, own.has(s) ? "1" : "0", `${s}: marked own exactly when it is one of samebox's checks`);
       assert.equal(badge, flag, `${s}: the "samebox check" badge agrees`);
     }
-    const reps = reports.filter((p) => p.run_id === exp.run.run_id && p.study === study) as Array<Report & { negotiated?: Negotiated[] }>;
+    const reps = reports.filter((p) => p.run_id === exp.run.run_id && p.study === study) as Array<
+      Report & { negotiated?: Negotiated[] }
+    >;
     const withNeg = reps.filter((p) => (p.negotiated ?? []).length > 0);
     if (withNeg.length === 0) return; // reports from before the negotiated revision was kept
     const table = box.locator("table.negotiated-table");
     assert.equal(await table.count(), 1, "a negotiated-revision table");
     for (const p of withNeg) {
       for (const n of p.negotiated ?? []) {
-        const td = table.locator(`tr[data-system="${p.system}"][data-server="${p.server}"][data-variant="${p.variant}"] td[data-requested="${n.requested}"]`);
-        assert.equal(await td.getAttribute("data-answered"), n.answered ?? "", `${p.system} ${p.server} ${p.variant} asked ${n.requested}`);
+        const td = table.locator(
+          `tr[data-system="${p.system}"][data-server="${p.server}"][data-variant="${p.variant}"] td[data-requested="${n.requested}"]`,
+        );
+        assert.equal(
+          await td.getAttribute("data-answered"),
+          n.answered ?? "",
+          `${p.system} ${p.server} ${p.variant} asked ${n.requested}`,
+        );
       }
     }
   });
@@ -154,8 +257,24 @@ test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with t
   if (resp?.status() !== 200) return t.skip("no /studies/mcp-db/ in this data set");
   const run = featuredRunOf("mcp-db");
   if (!run) return t.skip("mcp-db not measured in this data set");
-  const tput = (server: string) => records.filter((r) => r.run_id === run.run_id && r.study === "mcp-db" && r.metric === "throughput" && r.server === server && r.t === null);
-  const both = tput("toolbox").filter((a) => tput("toolboxsafe").some((b) => b.workload === a.workload && b.system === a.system && b.concurrency === a.concurrency && b.variant === a.variant));
+  const tput = (server: string) =>
+    records.filter(
+      (r) =>
+        r.run_id === run.run_id &&
+        r.study === "mcp-db" &&
+        r.metric === "throughput" &&
+        r.server === server &&
+        r.t === null,
+    );
+  const both = tput("toolbox").filter((a) =>
+    tput("toolboxsafe").some(
+      (b) =>
+        b.workload === a.workload &&
+        b.system === a.system &&
+        b.concurrency === a.concurrency &&
+        b.variant === a.variant,
+    ),
+  );
   const rows = page.locator(".safety-cost table.safety-table tbody tr");
   if (both.length === 0) {
     assert.equal(await rows.count(), 0, "no safety table without both configurations measured");
@@ -164,20 +283,59 @@ test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with t
   assert.ok((await rows.count()) > 0, "a safety-cost row per workload measured both ways");
   const text = await page.locator(".safety-cost").innerText();
   assert.match(text, /--allowed-hosts/, "the safe configuration is named");
-  for (const tr of await rows.evaluateAll((trs) => trs.map((r) => [r.getAttribute("data-workload") ?? "", r.getAttribute("data-system") ?? "", Number(r.getAttribute("data-ratio"))] as const))) {
+  for (const tr of await rows.evaluateAll((trs) =>
+    trs.map(
+      (r) =>
+        [
+          r.getAttribute("data-workload") ?? "",
+          r.getAttribute("data-system") ?? "",
+          Number(r.getAttribute("data-ratio")),
+        ] as const,
+    ),
+  )) {
     const [w, s, ratio] = tr;
-    const med = (server: string) => { const v = tput(server).filter((r) => r.workload === w && r.system === s).map((r) => r.value).sort((a, b) => a - b); return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2; };
-    assert.ok(Math.abs(ratio - med("toolboxsafe") / med("toolbox")) < 0.01, `${w} ${s}: ratio ${ratio} = safe ÷ default medians`);
+    const med = (server: string) => {
+      const v = tput(server)
+        .filter((r) => r.workload === w && r.system === s)
+        .map((r) => r.value)
+        .sort((a, b) => a - b);
+      return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    };
+    assert.ok(
+      Math.abs(ratio - med("toolboxsafe") / med("toolbox")) < 0.01,
+      `${w} ${s}: ratio ${ratio} = safe ÷ default medians`,
+    );
   }
   // The ratio shown is paired: per repetition safe ÷ default, geometric mean, with its interval.
-  for (const tr of await rows.evaluateAll((trs) => trs.map((r) => [r.getAttribute("data-workload") ?? "", r.getAttribute("data-system") ?? "", r.getAttribute("data-paired-ratio")] as const))) {
+  for (const tr of await rows.evaluateAll((trs) =>
+    trs.map(
+      (r) =>
+        [
+          r.getAttribute("data-workload") ?? "",
+          r.getAttribute("data-system") ?? "",
+          r.getAttribute("data-paired-ratio"),
+        ] as const,
+    ),
+  )) {
     const [w, s, shown] = tr;
-    const byRep = (server: string) => new Map(tput(server).filter((r) => r.workload === w && r.system === s).map((r) => [r.repetition, r.value]));
+    const byRep = (server: string) =>
+      new Map(
+        tput(server)
+          .filter((r) => r.workload === w && r.system === s)
+          .map((r) => [r.repetition, r.value]),
+      );
     const safe = byRep("toolboxsafe");
     const logs = [...byRep("toolbox")].filter(([k]) => safe.has(k)).map(([k, v]) => Math.log(safe.get(k)! / v));
     if (logs.length < 2) continue;
     const geo = Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length);
-    assert.ok(shown !== null && Math.abs(Number(shown) / geo - 1) < 0.002, `${w} ${s}: paired ratio ${shown}, records give ${geo.toFixed(3)} over ${logs.length} repetitions`);
+    assert.ok(
+      shown !== null && Math.abs(Number(shown) / geo - 1) < 0.002,
+      `${w} ${s}: paired ratio ${shown}, records give ${geo.toFixed(3)} over ${logs.length} repetitions`,
+    );
   }
-  assert.equal(await page.locator('table tr[data-server="toolboxsafe"]').count() > 0, true, "the servers table lists toolboxsafe with its configuration");
+  assert.equal(
+    (await page.locator('table tr[data-server="toolboxsafe"]').count()) > 0,
+    true,
+    "the servers table lists toolboxsafe with its configuration",
+  );
 });

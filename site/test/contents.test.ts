@@ -33,12 +33,17 @@ test("every study page lists its sections under 'On this page', each link leadin
       failures.push(`${s.name}: ${h2s.length} sections and no "On this page"`);
       continue;
     }
-    assert.equal(nav.querySelectorAll("script").length + document.querySelectorAll("script").length, 0, `${s.name}: a study page ships a script`);
+    assert.equal(
+      nav.querySelectorAll("script").length + document.querySelectorAll("script").length,
+      0,
+      `${s.name}: a study page ships a script`,
+    );
     const hrefs = [...nav.querySelectorAll("a")].map((a) => a.getAttribute("href") ?? "");
     for (const h of h2s) {
       const id = h.getAttribute("id");
       if (!id) failures.push(`${s.name}: h2 "${h.textContent?.trim()}" has no id`);
-      else if (!hrefs.includes(`#${id}`)) failures.push(`${s.name}: h2 "${h.textContent?.trim()}" is not in the contents`);
+      else if (!hrefs.includes(`#${id}`))
+        failures.push(`${s.name}: h2 "${h.textContent?.trim()}" is not in the contents`);
     }
     for (const href of hrefs) {
       const n = document.querySelectorAll(`[id="${href.slice(1)}"]`).length;
@@ -63,9 +68,15 @@ test("following a contents link scrolls to its section", async () => {
     const href = (await last.getAttribute("href"))!;
     await last.click();
     await page.waitForTimeout(100);
-    const [top, y] = await page.evaluate((id) => [document.getElementById(id)!.getBoundingClientRect().top, window.scrollY], href.slice(1));
+    const [top, y] = await page.evaluate(
+      (id) => [document.getElementById(id)!.getBoundingClientRect().top, window.scrollY],
+      href.slice(1),
+    );
     // In view (the last section may sit lower when the page ends below it), and the page moved to it.
-    assert.ok(top >= -1 && top < 800 - 20, `${s.name}: after following ${href} its heading is ${Math.round(top)} px from the top`);
+    assert.ok(
+      top >= -1 && top < 800 - 20,
+      `${s.name}: after following ${href} its heading is ${Math.round(top)} px from the top`,
+    );
     assert.ok(y > 0, `${s.name}: following ${href} did not scroll`);
     tried++;
   }
@@ -80,7 +91,10 @@ test("no study page repeats the same sentence of prose more than twice (the mcp-
     await page.goto(`${preview.root}studies/${s.name}/`);
     // Prose only: paragraphs and list items (tables list one fact per row), not the command listings of what ran (pre/code) and the per-workload file lists of what ran.
     const texts = await page.$$eval("main p, main li", (els) =>
-      els.filter((e) => !e.closest("pre, nav, details.ran, td")).map((e) => (e.textContent ?? "").split(/\s+/).join(" ").trim()).filter((t) => t.length >= 60),
+      els
+        .filter((e) => !e.closest("pre, nav, details.ran, td"))
+        .map((e) => (e.textContent ?? "").split(/\s+/).join(" ").trim())
+        .filter((t) => t.length >= 60),
     );
     const counts = new Map<string, number>();
     for (const t of texts) counts.set(t, (counts.get(t) ?? 0) + 1);

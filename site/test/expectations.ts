@@ -9,7 +9,9 @@ import type { Study } from "../src/lib/data.ts";
 // The published files' shapes: the types generated from pipeline/schema/*.schema.json.
 export type { ResultRecord as Rec, RunManifest as Manifest };
 export const siteDir = path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR ?? "site");
-export const records: ResultRecord[] = JSON.parse(readFileSync(path.join(siteDir, "src/generated/records.json"), "utf8"));
+export const records: ResultRecord[] = JSON.parse(
+  readFileSync(path.join(siteDir, "src/generated/records.json"), "utf8"),
+);
 export const runs: RunManifest[] = JSON.parse(readFileSync(path.join(siteDir, "src/generated/runs.json"), "utf8"));
 
 function med(v: number[]): number {
@@ -18,8 +20,17 @@ function med(v: number[]): number {
 }
 
 /** Best system per workload by median tps (qps for select_random_points) in one run (of one study, when given), with the runner-up. */
-export function leaders(runId: string, study?: string): Array<{ workload: string; best: string; second?: string; ratio?: number }> {
-  const rs = records.filter((r) => r.run_id === runId && (study === undefined || r.study === study) && r.t === null && (r.workload === "select_random_points" ? r.metric === "qps" : r.metric === "tps"));
+export function leaders(
+  runId: string,
+  study?: string,
+): Array<{ workload: string; best: string; second?: string; ratio?: number }> {
+  const rs = records.filter(
+    (r) =>
+      r.run_id === runId &&
+      (study === undefined || r.study === study) &&
+      r.t === null &&
+      (r.workload === "select_random_points" ? r.metric === "qps" : r.metric === "tps"),
+  );
   // Cells, as the page ranks them: one per system × variant × concurrency (payments runs two variants of each system).
   const byW = new Map<string, Map<string, { s: string; v: number[] }>>();
   for (const r of rs) {
@@ -29,7 +40,12 @@ export function leaders(runId: string, study?: string): Array<{ workload: string
   }
   return [...byW.entries()].map(([workload, m]) => {
     const ranked = [...m.values()].map(({ s, v }) => ({ s, m: med(v) })).sort((a, b) => b.m - a.m);
-    return { workload, best: ranked[0].s, second: ranked[1]?.s, ratio: ranked[1] ? ranked[0].m / ranked[1].m : undefined };
+    return {
+      workload,
+      best: ranked[0].s,
+      second: ranked[1]?.s,
+      ratio: ranked[1] ? ranked[0].m / ranked[1].m : undefined,
+    };
   });
 }
 
@@ -53,13 +69,17 @@ function calibrationWorkloads(study: string): Set<string> {
 }
 function runsMeasuring(study: string): Set<string> {
   const cal = calibrationWorkloads(study);
-  return new Set(records.filter((r) => r.source === "measured" && r.study === study && !cal.has(r.workload)).map((r) => r.run_id));
+  return new Set(
+    records.filter((r) => r.source === "measured" && r.study === study && !cal.has(r.workload)).map((r) => r.run_id),
+  );
 }
 
 /** The run a study page features: newest complete run with measured records of the study from workloads that exercise its systems, preferring a non-ci profile. */
 export function featuredRunOf(study: string): RunManifest | undefined {
   const withData = runsMeasuring(study);
-  const sorted = manifests.filter((m) => withData.has(m.run_id) && m.status !== "running").sort((a, b) => b.started_at.localeCompare(a.started_at));
+  const sorted = manifests
+    .filter((m) => withData.has(m.run_id) && m.status !== "running")
+    .sort((a, b) => b.started_at.localeCompare(a.started_at));
   return sorted.find((m) => m.profile !== "ci") ?? sorted[0];
 }
 
@@ -68,12 +88,19 @@ export function newerUnmeasuredOf(study: string): RunManifest[] {
   const featured = featuredRunOf(study);
   const measured = runsMeasuring(study);
   const cal = calibrationWorkloads(study);
-  return manifests.filter((m) => m.run_id !== featured?.run_id && (!featured || m.started_at > featured.started_at)
-    && !(measured.has(m.run_id) && m.status !== "running") && m.cells.some((c) => c.study === study && !cal.has(c.workload)));
+  return manifests.filter(
+    (m) =>
+      m.run_id !== featured?.run_id &&
+      (!featured || m.started_at > featured.started_at) &&
+      !(measured.has(m.run_id) && m.status !== "running") &&
+      m.cells.some((c) => c.study === study && !cal.has(c.workload)),
+  );
 }
 
 /** Number formatting as the pages print it (format.ts num): integers with separators from 100, else 3 significant digits. */
 export function num(v: number): string {
   if (!Number.isFinite(v)) return "–";
-  return Math.abs(v) >= 100 ? new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 }).format(v) : new Intl.NumberFormat("en-US", { maximumSignificantDigits: 3 }).format(v);
+  return Math.abs(v) >= 100
+    ? new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 }).format(v)
+    : new Intl.NumberFormat("en-US", { maximumSignificantDigits: 3 }).format(v);
 }

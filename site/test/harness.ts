@@ -30,11 +30,23 @@ export interface Preview {
 /** Starts `astro preview` for the build in SAMEBOX_OUT_DIR (default site/dist); bounded 60 s wait. --ignore-lock: Astro 7 allows one preview per project root through a lock file, and several suites (and engineers) preview builds of this repo at once. */
 export async function startPreview(): Promise<Preview> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(repoRoot, "node_modules/astro/bin/astro.mjs"), "preview", "--ignore-lock", "--host", "127.0.0.1", "--port", String(port)], {
-    cwd: repoRoot,
-    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      path.join(repoRoot, "node_modules/astro/bin/astro.mjs"),
+      "preview",
+      "--ignore-lock",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
@@ -70,7 +82,14 @@ export async function startPreview(): Promise<Preview> {
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }
 
@@ -82,10 +101,15 @@ export interface Recorder {
 }
 
 /** Records every request of the context (pages and their workers); requests to another origin are recorded and aborted. */
-export async function recordedContext(browser: Browser, origin: string, options: Parameters<Browser["newContext"]>[0] = {}): Promise<{ context: BrowserContext; rec: Recorder; watch(page: Page): void }> {
+export async function recordedContext(
+  browser: Browser,
+  origin: string,
+  options: Parameters<Browser["newContext"]>[0] = {},
+): Promise<{ context: BrowserContext; rec: Recorder; watch(page: Page): void }> {
   const context = await browser.newContext({ acceptDownloads: true, ...options });
   const rec: Recorder = { requests: [], foreign: [], consoleErrors: [], failed: [] };
-  const local = (u: string) => u.startsWith(`${origin}/`) || u === origin || u.startsWith("data:") || u.startsWith(`blob:${origin}/`);
+  const local = (u: string) =>
+    u.startsWith(`${origin}/`) || u === origin || u.startsWith("data:") || u.startsWith(`blob:${origin}/`);
   await context.route("**/*", (route) => {
     const u = route.request().url();
     if (local(u)) return route.continue();

@@ -30,7 +30,12 @@ before(async () => {
     const before = rec.requests.length;
     const resp = await page.goto(u, { waitUntil: "load", timeout: 60_000 });
     assert.equal(resp?.status(), 200, `${u} answered ${resp?.status()}`);
-    if (u.includes("/explore/")) await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""), null, { timeout: 120_000 });
+    if (u.includes("/explore/"))
+      await page.waitForFunction(
+        () => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""),
+        null,
+        { timeout: 120_000 },
+      );
     const scripts = rec.requests.slice(before).filter((r) => /\.(m?js|wasm)(\.gz)?(\?|$)/.test(r));
     visited.set(u, { title: await page.title(), scripts, text: await page.locator("main").innerText() });
     const links = await page.$$eval("a[href]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
@@ -67,7 +72,8 @@ async function checkCharts(page: Page) {
           id: f.id,
           hasSvg: !!svg,
           role: svg?.getAttribute("role"),
-          title: title?.tagName.toLowerCase() === "title" && title.parentElement === svg ? title.textContent ?? "" : "",
+          title:
+            title?.tagName.toLowerCase() === "title" && title.parentElement === svg ? (title.textContent ?? "") : "",
           desc: svg?.querySelector(":scope > desc")?.textContent ?? "",
           caption: f.querySelector("figcaption")?.textContent ?? "",
           marks: svg ? svg.querySelectorAll("rect, circle, path, line").length : 0,
@@ -77,11 +83,23 @@ async function checkCharts(page: Page) {
     chartsByPage.set(u, charts);
   }
 }
-const chartsByPage = new Map<string, Array<{ id: string; hasSvg: boolean; role: string | null | undefined; title: string; desc: string; caption: string; marks: number }>>();
+const chartsByPage = new Map<
+  string,
+  Array<{
+    id: string;
+    hasSvg: boolean;
+    role: string | null | undefined;
+    title: string;
+    desc: string;
+    caption: string;
+    marks: number;
+  }>
+>();
 
 test("the crawl reached every kind of page under the base path", () => {
   const paths = [...visited.keys()].map((u) => new URL(u).pathname);
-  for (const p of ["", "studies/", "runs/", "methodology/", "explore/"]) assert.ok(paths.includes(`${base}${p}`), `page ${base}${p} not reached; reached ${paths.join(", ")}`);
+  for (const p of ["", "studies/", "runs/", "methodology/", "explore/"])
+    assert.ok(paths.includes(`${base}${p}`), `page ${base}${p} not reached; reached ${paths.join(", ")}`);
   for (const m of runs) assert.ok(paths.includes(`${base}runs/${m.run_id}/`), `run page for ${m.run_id} not linked`);
   const studies = new Set(records.map((r) => r.study));
   for (const s of studies) assert.ok(paths.includes(`${base}studies/${s}/`), `study page for ${s} not linked`);
@@ -100,7 +118,10 @@ test("nothing is requested from another origin", () => {
 test("analysis pages load no JavaScript or wasm; Explore does", () => {
   for (const [u, v] of visited) {
     if (u.includes("/explore/")) {
-      assert.ok(v.scripts.some((s) => /\.wasm(\.gz)?$/.test(s)), "Explore loaded no wasm");
+      assert.ok(
+        v.scripts.some((s) => /\.wasm(\.gz)?$/.test(s)),
+        "Explore loaded no wasm",
+      );
     } else {
       assert.deepEqual(v.scripts, [], `${u} loaded scripts`);
     }
@@ -126,8 +147,15 @@ test("every chart is an SVG with a <title>, <desc> and a caption", () => {
     const featured = featuredRunOf(s);
     if (!featured) continue;
     const charts = chartsByPage.get(`${preview.root}studies/${s}/`) ?? [];
-    const workloads = new Set(records.filter((r) => r.run_id === featured.run_id && r.study === s && (r.metric === "tps" || r.metric === "qps")).map((r) => r.workload));
-    assert.ok(charts.length >= workloads.size + 1, `study ${s}: ${charts.length} charts for ${workloads.size} measured workloads`);
+    const workloads = new Set(
+      records
+        .filter((r) => r.run_id === featured.run_id && r.study === s && (r.metric === "tps" || r.metric === "qps"))
+        .map((r) => r.workload),
+    );
+    assert.ok(
+      charts.length >= workloads.size + 1,
+      `study ${s}: ${charts.length} charts for ${workloads.size} measured workloads`,
+    );
   }
   if (records.length > 0) assert.ok(total > 0, "records exist but no page has a chart");
 });
@@ -149,10 +177,19 @@ test("the home page states each study's leader per workload from that study's fe
     // The leaders by tps/qps recomputed here; the study's other metrics (times, calls/s) are ranked by the same code.
     const expected = leaders(run.run_id, s.name);
     for (const l of expected) {
-      const item = [...section.querySelectorAll("li")].map((li) => (li.textContent ?? "").replace(/\s+/g, " ")).find((x) => x.includes(`(${l.workload})`));
+      const item = [...section.querySelectorAll("li")]
+        .map((li) => (li.textContent ?? "").replace(/\s+/g, " "))
+        .find((x) => x.includes(`(${l.workload})`));
       assert.ok(item, `${s.name}: no finding for ${l.workload}`);
-      assert.ok(item.includes(`${l.best} has the highest`), `${s.name} ${l.workload}: expected ${l.best} to lead, page says: ${item}`);
-      if (l.ratio) assert.ok(item.includes(`${l.ratio.toFixed(2)}× ${l.second}`), `${s.name} ${l.workload}: expected ratio ${l.ratio.toFixed(2)}× ${l.second}: ${item}`);
+      assert.ok(
+        item.includes(`${l.best} has the highest`),
+        `${s.name} ${l.workload}: expected ${l.best} to lead, page says: ${item}`,
+      );
+      if (l.ratio)
+        assert.ok(
+          item.includes(`${l.ratio.toFixed(2)}× ${l.second}`),
+          `${s.name} ${l.workload}: expected ratio ${l.ratio.toFixed(2)}× ${l.second}: ${item}`,
+        );
     }
   }
 });
@@ -162,7 +199,11 @@ test("study pages label measured vs published numbers and explain systems not me
     const page = visited.get(`${preview.root}studies/${s}/`)!;
     // Each study view words it its own way; every one must say the published figures are from elsewhere, on other hardware.
     assert.match(page.text, /published/i, `${s}: published figures are not labelled`);
-    assert.match(page.text, /other hardware/i, `${s}: the page does not say the published figures come from other hardware`);
+    assert.match(
+      page.text,
+      /other hardware/i,
+      `${s}: the page does not say the published figures come from other hardware`,
+    );
   }
   for (const s of new Set(records.filter((r) => r.source === "measured").map((r) => r.study))) {
     const page = visited.get(`${preview.root}studies/${s}/`)!;
@@ -174,9 +215,14 @@ test("study pages label measured vs published numbers and explain systems not me
       continue;
     }
     assert.match(page.text, /measured by samebox/);
-    const measuredSystems = new Set(records.filter((r) => r.source === "measured" && r.study === s && r.run_id === featured.run_id).map((r) => r.system));
+    const measuredSystems = new Set(
+      records
+        .filter((r) => r.source === "measured" && r.study === s && r.run_id === featured.run_id)
+        .map((r) => r.system),
+    );
     const studyHasMysql = studies.find((x) => x.name === s)?.systems.includes("mysql") ?? true;
-    if (studyHasMysql && !measuredSystems.has("mysql")) assert.match(page.text, /mysql[^\n]*cloud box/i, "the page must say MySQL is measured only on the cloud box");
+    if (studyHasMysql && !measuredSystems.has("mysql"))
+      assert.match(page.text, /mysql[^\n]*cloud box/i, "the page must say MySQL is measured only on the cloud box");
   }
 });
 
@@ -200,7 +246,9 @@ test("run pages show every cell, failed cells first", () => {
     if (failed.length) {
       assert.match(page.text, /failed and \d+ wrong-answer cell/);
       const firstCellLine = page.text.split("\n").findIndex((l) => l.includes(failed[0].id));
-      const firstOk = page.text.split("\n").findIndex((l) => m.cells.some((c) => c.status === "ok" && l.includes(c.id)));
+      const firstOk = page.text
+        .split("\n")
+        .findIndex((l) => m.cells.some((c) => c.status === "ok" && l.includes(c.id)));
       assert.ok(firstCellLine < firstOk || firstOk < 0, "failed cells are not listed first");
     }
   }
@@ -209,7 +257,13 @@ test("run pages show every cell, failed cells first", () => {
 test("the methodology page goes through the fair-benchmarking checklist", () => {
   const page = visited.get(`${preview.root}methodology/`)!;
   assert.match(page.text, /Raasveldt/);
-  for (const item of ["Hardware configuration is reported", "Cold runs flush OS and CPU caches", "Robust metrics are reported", "Several runs reduce interference"]) assert.ok(page.text.includes(item), item);
+  for (const item of [
+    "Hardware configuration is reported",
+    "Cold runs flush OS and CPU caches",
+    "Robust metrics are reported",
+    "Several runs reduce interference",
+  ])
+    assert.ok(page.text.includes(item), item);
   assert.match(page.text, /MySQL, SQL Server and pgvector are measured only on the cloud box/);
 });
 
@@ -218,14 +272,30 @@ test("a study page features the newest run that measured it and names every newe
     const page = visited.get(`${preview.root}studies/${st.name}/`);
     if (!page) continue;
     const featured = featuredRunOf(st.name);
-    if (featured) assert.ok(page.text.includes(featured.run_id), `${st.name}: page does not name its featured run ${featured.run_id}`);
+    if (featured)
+      assert.ok(
+        page.text.includes(featured.run_id),
+        `${st.name}: page does not name its featured run ${featured.run_id}`,
+      );
     const newer = newerUnmeasuredOf(st.name);
     if (newer.length === 0) {
-      assert.doesNotMatch(page.text, /newer runs? could not measure this study/, `${st.name}: no newer unmeasured run, yet the page says so`);
+      assert.doesNotMatch(
+        page.text,
+        /newer runs? could not measure this study/,
+        `${st.name}: no newer unmeasured run, yet the page says so`,
+      );
       continue;
     }
-    assert.match(page.text, new RegExp(`${newer.length} newer runs? could not measure this study`), `${st.name}: the note on newer runs is missing`);
-    for (const m of newer) assert.ok(page.text.includes(m.run_id), `${st.name}: newer run ${m.run_id} that could not measure it is not named`);
+    assert.match(
+      page.text,
+      new RegExp(`${newer.length} newer runs? could not measure this study`),
+      `${st.name}: the note on newer runs is missing`,
+    );
+    for (const m of newer)
+      assert.ok(
+        page.text.includes(m.run_id),
+        `${st.name}: newer run ${m.run_id} that could not measure it is not named`,
+      );
   }
 });
 
@@ -233,12 +303,15 @@ test("run pages link each cell's raw output and log where publish copied them", 
   let linked = 0;
   for (const m of runs) {
     const page = visited.get(`${preview.root}runs/${m.run_id}/`)!;
-    const published = m.cells.filter((c) => existsSync(path.join(siteDir, "public", "data", "runs", m.run_id, "cells", c.id, "stdout.txt")));
+    const published = m.cells.filter((c) =>
+      existsSync(path.join(siteDir, "public", "data", "runs", m.run_id, "cells", c.id, "stdout.txt")),
+    );
     if (published.length) assert.match(page.text, /\boutput\b/, `${m.run_id}: published raw output is not linked`);
     linked += published.length;
   }
   // the crawl fetched every /data/ link and required 200, so every linked file exists
-  if (records.some((r) => r.source === "measured") && existsSync(path.join(siteDir, "public", "data", "runs"))) assert.ok(linked > 0, "raw files were published but no run page links one");
+  if (records.some((r) => r.source === "measured") && existsSync(path.join(siteDir, "public", "data", "runs")))
+    assert.ok(linked > 0, "raw files were published but no run page links one");
 });
 
 test("the decision table states each pick's 95 % interval (or range below 2 repetitions) and calls overlapping intervals within noise", () => {
@@ -249,7 +322,12 @@ test("the decision table states each pick's 95 % interval (or range below 2 repe
     for (const row of rows) {
       const n = Number(row.match(/\(n=(\d+), /)![1]);
       assert.match(row, n >= 2 ? /\(n=\d+, 95 % CI / : /\(n=\d+, range /, `${st.name}: ${row}`);
-      if (/not clear/i.test(row) && / vs /.test(row)) assert.match(row, /within (run-to-run )?noise/, `${st.name}: an unclear pick must say it is within noise: ${row}`);
+      if (/not clear/i.test(row) && / vs /.test(row))
+        assert.match(
+          row,
+          /within (run-to-run )?noise/,
+          `${st.name}: an unclear pick must say it is within noise: ${row}`,
+        );
     }
   }
 });

@@ -18,7 +18,25 @@ let browser: Browser;
 let page: Page;
 const tmp = mkdtempSync(path.join(tmpdir(), "samebox-explore-runs-"));
 const LOAD_TIMEOUT = 120_000;
-const columns = ["run_id", "source", "study", "workload", "system", "system_version", "server", "variant", "concurrency", "repetition", "metric", "value", "unit", "t", "profile", "machine", "commit"];
+const columns = [
+  "run_id",
+  "source",
+  "study",
+  "workload",
+  "system",
+  "system_version",
+  "server",
+  "variant",
+  "concurrency",
+  "repetition",
+  "metric",
+  "value",
+  "unit",
+  "t",
+  "profile",
+  "machine",
+  "commit",
+];
 
 const measured = records.filter((r) => r.source === "measured");
 const latestOf = new Map<string, string>();
@@ -31,13 +49,22 @@ function expectedRuns(extra: Rec[] = []): string[][] {
     const k = `${r.source}\u0000${r.run_id}\u0000${r.study}`;
     n.set(k, (n.get(k) ?? 0) + 1);
   }
-  return [...n.entries()].map(([k, v]) => [...k.split("\u0000"), v.toLocaleString("en-US")]).sort((a, b) => (a.join("|") < b.join("|") ? -1 : 1));
+  return [...n.entries()]
+    .map(([k, v]) => [...k.split("\u0000"), v.toLocaleString("en-US")])
+    .sort((a, b) => (a.join("|") < b.join("|") ? -1 : 1));
 }
 
 async function settled(p: Page) {
-  await p.waitForFunction(() => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""), null, { timeout: LOAD_TIMEOUT });
+  await p.waitForFunction(
+    () => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""),
+    null,
+    { timeout: LOAD_TIMEOUT },
+  );
 }
-const tableText = (p: Page) => p.$$eval("#result-table table tr", (trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+const tableText = (p: Page) =>
+  p.$$eval("#result-table table tr", (trs) =>
+    trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")),
+  );
 const sorted = (rows: string[][]) => [...rows].sort((a, b) => (a.join("|") < b.join("|") ? -1 : 1));
 
 before(async () => {
@@ -66,7 +93,10 @@ test("a dropped file carrying an older run id of ours stays 'yours' and leaves o
   if (!old) return t.skip("the data has no older measured run of any study to drop");
   const mine = measured.filter((r) => r.run_id === old.run_id);
   const file = path.join(tmp, "records.csv");
-  writeFileSync(file, csvFormat(mine.map((r) => ({ ...r, t: r.t ?? "" })) as unknown as Record<string, string>[], columns) + "\n");
+  writeFileSync(
+    file,
+    csvFormat(mine.map((r) => ({ ...r, t: r.t ?? "" })) as unknown as Record<string, string>[], columns) + "\n",
+  );
   await page.goto(`${preview.root}explore/`);
   await settled(page);
   const ours = (rows: string[][]) => rows.filter((r) => !r[1].endsWith(" (yours)"));
@@ -74,13 +104,25 @@ test("a dropped file carrying an older run id of ours stays 'yours' and leaves o
   await page.goto(`${preview.root}explore/?q=${encodeURIComponent(RUNS_SQL)}`);
   await settled(page);
   await page.setInputFiles("#yours-file", file);
-  await page.waitForFunction(() => document.getElementById("explore")?.dataset.yours === "loaded", null, { timeout: 60_000 });
-  await page.waitForFunction(() => /yours/.test(document.getElementById("result-table")?.textContent ?? ""), null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.getElementById("explore")?.dataset.yours === "loaded", null, {
+    timeout: 60_000,
+  });
+  await page.waitForFunction(() => /yours/.test(document.getElementById("result-table")?.textContent ?? ""), null, {
+    timeout: 60_000,
+  });
   await settled(page);
   const yours = mine.map((r) => ({ ...r, source: "yours" }) as unknown as Rec);
-  assert.deepEqual(sorted(await tableText(page)), expectedRuns(yours), `after dropping run ${old.run_id}: ours must stay the latest run of each study, yours its own rows`);
+  assert.deepEqual(
+    sorted(await tableText(page)),
+    expectedRuns(yours),
+    `after dropping run ${old.run_id}: ours must stay the latest run of each study, yours its own rows`,
+  );
   // The default preset (throughput per workload and system): our rows are what they were before the drop.
   await page.selectOption("#preset", "throughput");
   await settled(page);
-  assert.deepEqual(ours(await tableText(page)), throughputBefore, "our throughput rows changed when a file was dropped");
+  assert.deepEqual(
+    ours(await tableText(page)),
+    throughputBefore,
+    "our throughput rows changed when a file was dropped",
+  );
 });

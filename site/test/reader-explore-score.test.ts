@@ -18,7 +18,10 @@ after(async () => {
   await browser?.close();
   await preview?.stop();
 });
-const boxes = (name: string) => page.$$eval(`#score-form input[name=${name}]`, (is) => is.map((i) => [(i as HTMLInputElement).value, (i as HTMLInputElement).checked] as [string, boolean]));
+const boxes = (name: string) =>
+  page.$$eval(`#score-form input[name=${name}]`, (is) =>
+    is.map((i) => [(i as HTMLInputElement).value, (i as HTMLInputElement).checked] as [string, boolean]),
+  );
 async function pickMetric(m: string) {
   await page.selectOption("#score-metric", m);
   await page.waitForFunction((mm) => new URL(location.href).searchParams.get("metric") === mm, m);
@@ -26,7 +29,9 @@ async function pickMetric(m: string) {
 
 test("a new metric ticks all its systems but those the reader unticked", async (t) => {
   await page.goto(`${preview.root}explore/`);
-  await page.waitForFunction(() => document.getElementById("score")?.dataset.state === "ready", null, { timeout: 120_000 });
+  await page.waitForFunction(() => document.getElementById("score")?.dataset.state === "ready", null, {
+    timeout: 120_000,
+  });
   const metrics = await page.$$eval("#score-metric option", (os) => os.map((o) => (o as HTMLOptionElement).value));
   const first = await page.$eval("#score-metric", (s) => (s as HTMLSelectElement).value);
   const firstSystems = new Set((await boxes("sys")).map(([v]) => v));
@@ -44,12 +49,22 @@ test("a new metric ticks all its systems but those the reader unticked", async (
   await pickMetric(first);
   await pickMetric(other);
   const sys = await boxes("sys");
-  assert.deepEqual(sys.filter(([, c]) => !c), [], `after switching to ${other}, unticked: ${sys.filter(([, c]) => !c).map(([v]) => v).join(", ")}`);
+  assert.deepEqual(
+    sys.filter(([, c]) => !c),
+    [],
+    `after switching to ${other}, unticked: ${sys
+      .filter(([, c]) => !c)
+      .map(([v]) => v)
+      .join(", ")}`,
+  );
   // Untick one, go away and back: it stays unticked, the others ticked.
   const dropped = sys[0][0];
   await page.click(`#score-form input[name=sys][value="${dropped}"]`);
   await pickMetric(first);
   await pickMetric(other);
   const after = await boxes("sys");
-  assert.deepEqual(after.filter(([, c]) => !c).map(([v]) => v), [dropped]);
+  assert.deepEqual(
+    after.filter(([, c]) => !c).map(([v]) => v),
+    [dropped],
+  );
 });

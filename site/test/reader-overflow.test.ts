@@ -25,12 +25,18 @@ before(async () => {
     const u = queue.shift()!;
     await page.goto(u, { waitUntil: "domcontentloaded" });
     urls.push(u);
-    for (const l of await page.$$eval("a[href]", (as) => as.map((a) => (a as HTMLAnchorElement).href.split("#")[0].split("?")[0]))) {
+    for (const l of await page.$$eval("a[href]", (as) =>
+      as.map((a) => (a as HTMLAnchorElement).href.split("#")[0].split("?")[0]),
+    )) {
       if (!l.startsWith(preview.root) || seen.has(l) || /\/data\//.test(l)) continue;
       seen.add(l);
       const rest = l.slice(preview.root.length).split("/").filter(Boolean);
       // Every page at depth ≤ 1; at most 3 of each deeper shape (runs/x, studies/x/y, history/x/y, diff/x/y).
-      const n = [...seen].filter((s) => s.slice(preview.root.length).split("/").filter(Boolean)[0] === rest[0] && s.slice(preview.root.length).split("/").filter(Boolean).length === rest.length).length;
+      const n = [...seen].filter(
+        (s) =>
+          s.slice(preview.root.length).split("/").filter(Boolean)[0] === rest[0] &&
+          s.slice(preview.root.length).split("/").filter(Boolean).length === rest.length,
+      ).length;
       if (rest.length > 1 && n > 3) continue;
       queue.push(l);
     }
@@ -38,7 +44,9 @@ before(async () => {
   // Every study's own pages too, whatever the crawl's per-shape bound left out (it reached 3 of the 5 study
   // pages, and /studies/payments/ stayed 2,181 px wide at 1280 unnoticed).
   for (const st of studies) {
-    for (const u of [`studies/${st.name}/`, `reproduce/${st.name}/`, `board/${st.name}/`].map((x) => `${preview.root}${x}`)) {
+    for (const u of [`studies/${st.name}/`, `reproduce/${st.name}/`, `board/${st.name}/`].map(
+      (x) => `${preview.root}${x}`,
+    )) {
       if (urls.includes(u)) continue;
       const r = await page.goto(u, { waitUntil: "domcontentloaded" });
       if (r?.status() === 200) urls.push(u);
@@ -66,10 +74,16 @@ async function overflow(p: Page) {
           let clipped = false;
           while (a && a !== document.body) {
             const o = getComputedStyle(a).overflowX;
-            if (o === "auto" || o === "scroll" || o === "hidden") { clipped = true; break; }
+            if (o === "auto" || o === "scroll" || o === "hidden") {
+              clipped = true;
+              break;
+            }
             a = a.parentElement;
           }
-          if (!clipped) { max = r.right; widest = `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.split(" ").join(".") : ""} right=${Math.round(r.right)}`; }
+          if (!clipped) {
+            max = r.right;
+            widest = `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}${el.className && typeof el.className === "string" ? "." + el.className.split(" ").join(".") : ""} right=${Math.round(r.right)}`;
+          }
         }
       }
     }
@@ -80,12 +94,21 @@ async function overflow(p: Page) {
 for (const width of WIDTHS) {
   test(`no page is wider than a ${width} px viewport`, async () => {
     assert.ok(urls.length >= 5, `only ${urls.length} pages crawled`);
-    for (const must of ["explore/", "reproduce/", "history/", "diff/", "studies/"]) assert.ok(urls.some((u) => u.includes(`/${must}`)), `no ${must} page was crawled`);
+    for (const must of ["explore/", "reproduce/", "history/", "diff/", "studies/"])
+      assert.ok(
+        urls.some((u) => u.includes(`/${must}`)),
+        `no ${must} page was crawled`,
+      );
     const page = await browser.newPage({ viewport: { width, height: 900 } });
     const bad: string[] = [];
     for (const u of urls) {
       await page.goto(u, { waitUntil: "load" });
-      if (u.includes("/explore/")) await page.waitForFunction(() => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""), null, { timeout: 120_000 });
+      if (u.includes("/explore/"))
+        await page.waitForFunction(
+          () => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""),
+          null,
+          { timeout: 120_000 },
+        );
       const o = await overflow(page);
       if (o.sw > o.vw) bad.push(`${u.slice(preview.root.length - 1)}: ${o.sw} px wide (widest: ${o.widest})`);
     }

@@ -33,7 +33,14 @@ const mid = (v: number[]) => {
 
 /** Paired per-repetition values of a claim in one run's counted records, derived here (not from the site's modules). */
 function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number }> {
-  const side = (s: Side) => rs.filter((r) => r.system === s.system && (s.server === undefined || r.server === s.server) && (s.variant === undefined || r.variant === s.variant) && (s.concurrency === undefined || r.concurrency === s.concurrency));
+  const side = (s: Side) =>
+    rs.filter(
+      (r) =>
+        r.system === s.system &&
+        (s.server === undefined || r.server === s.server) &&
+        (s.variant === undefined || r.variant === s.variant) &&
+        (s.concurrency === undefined || r.concurrency === s.concurrency),
+    );
   const ra = side(c.a);
   const rb = side(c.b);
   // per repetition → per key (workload for "*", else the cell) → values
@@ -49,12 +56,16 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
     // per repetition, the mean over the workloads both sides measured in it (each workload's runs: their median)
     const na = nest(ra, (r) => r.workload);
     const nb = nest(rb, (r) => r.workload);
-    return [...na.keys()].sort((x, y) => x - y).flatMap((rep) => {
-      const wa = na.get(rep)!;
-      const wb = nb.get(rep);
-      const shared = [...wa.keys()].filter((w) => wb?.has(w));
-      return shared.length ? [{ rep, a: mean(shared.map((w) => mid(wa.get(w)!))), b: mean(shared.map((w) => mid(wb!.get(w)!))) }] : [];
-    });
+    return [...na.keys()]
+      .sort((x, y) => x - y)
+      .flatMap((rep) => {
+        const wa = na.get(rep)!;
+        const wb = nb.get(rep);
+        const shared = [...wa.keys()].filter((w) => wb?.has(w));
+        return shared.length
+          ? [{ rep, a: mean(shared.map((w) => mid(wa.get(w)!))), b: mean(shared.map((w) => mid(wb!.get(w)!))) }]
+          : [];
+      });
   }
   const common = [...new Set(ra.map((r) => r.concurrency))].filter((k) => rb.some((r) => r.concurrency === k));
   if (!common.length) return [];
@@ -63,11 +74,17 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
     const at = xs.filter((r) => r.concurrency === conc);
     const sv = (r: Rec) => `${r.server}|${r.variant}`;
     const v = at.map(sv).sort((x, y) => x.localeCompare(y))[0];
-    return nest(at.filter((r) => sv(r) === v), () => "");
+    return nest(
+      at.filter((r) => sv(r) === v),
+      () => "",
+    );
   };
   const pa = pick(ra);
   const pb = pick(rb);
-  return [...pa.keys()].sort((x, y) => x - y).filter((rep) => pb.has(rep)).map((rep) => ({ rep, a: mid(pa.get(rep)!.get("")!), b: mid(pb.get(rep)!.get("")!) }));
+  return [...pa.keys()]
+    .sort((x, y) => x - y)
+    .filter((rep) => pb.has(rep))
+    .map((rep) => ({ rep, a: mid(pa.get(rep)!.get("")!), b: mid(pb.get(rep)!.get("")!) }));
 }
 
 /** Expected row: the run (newest with ≥ 5 paired repetitions, else the one with the most, newest on a tie), the geometric-mean ratio, its t interval, the verdict. */
@@ -82,10 +99,23 @@ function expected(study: string, c: Claim): Expected {
 /** A claim's paired repetitions in one run (only ok cells count). */
 function pairsIn(study: string, c: Claim, m: (typeof runs)[number]) {
   // a cell's variant is <server>-<state> where it names a server; its records carry the server and the state
-  const state = (x: { server?: string; variant: string }) => (x.server && x.variant.startsWith(`${x.server}-`) ? x.variant.slice(x.server.length + 1) : x.variant);
-  const ok = new Set(m.cells.filter((x) => x.status === "ok" && x.study === study).map((x) => `${x.workload}|${x.system}|${x.server ?? ""}|${state(x)}|${x.concurrency}|${x.repetition}`));
-  const counted = records.filter((r) => r.run_id === m.run_id && r.source === "measured" && r.study === study && r.t === null && r.metric === c.metric && (c.workload === "*" || r.workload === c.workload)
-    && ok.has(`${r.workload}|${r.system}|${r.server}|${r.variant}|${r.concurrency}|${r.repetition}`));
+  const state = (x: { server?: string; variant: string }) =>
+    x.server && x.variant.startsWith(`${x.server}-`) ? x.variant.slice(x.server.length + 1) : x.variant;
+  const ok = new Set(
+    m.cells
+      .filter((x) => x.status === "ok" && x.study === study)
+      .map((x) => `${x.workload}|${x.system}|${x.server ?? ""}|${state(x)}|${x.concurrency}|${x.repetition}`),
+  );
+  const counted = records.filter(
+    (r) =>
+      r.run_id === m.run_id &&
+      r.source === "measured" &&
+      r.study === study &&
+      r.t === null &&
+      r.metric === c.metric &&
+      (c.workload === "*" || r.workload === c.workload) &&
+      ok.has(`${r.workload}|${r.system}|${r.server}|${r.variant}|${r.concurrency}|${r.repetition}`),
+  );
   return pairsOf(counted, c).filter((x) => x.a > 0 && x.b > 0);
 }
 
@@ -94,17 +124,32 @@ function chooseFor<P>(study: string, c: Claim, pairsOfRun: (m: (typeof runs)[num
   // a scale-dependent size (claims.json `scale`) counts only runs whose study env reaches the seed's scale
   const atScale = (m: (typeof runs)[number]) => {
     if (!c.scale) return true;
-    const v = (m as { config?: { studies?: Record<string, { env?: Record<string, unknown> }> } }).config?.studies?.[study]?.env?.[c.scale.env];
+    const v = (m as { config?: { studies?: Record<string, { env?: Record<string, unknown> }> } }).config?.studies?.[
+      study
+    ]?.env?.[c.scale.env];
     return Number(v ?? c.scale.default) >= c.scale.min;
   };
-  const ordered = runs.filter((m) => m.status !== "running" && atScale(m)).sort((x, y) => y.started_at.localeCompare(x.started_at));
+  const ordered = runs
+    .filter((m) => m.status !== "running" && atScale(m))
+    .sort((x, y) => y.started_at.localeCompare(x.started_at));
   const measured = ordered.map((m) => ({ m, p: pairsOfRun(m) })).filter((x) => x.p.length > 0);
   // else the most paired repetitions, the newest on a tie (measured is newest first; the sort is stable), a ci smoke run last
-  return measured.find((x) => x.p.length >= MIN_REPS) ?? [...measured].sort((x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0))[0];
+  return (
+    measured.find((x) => x.p.length >= MIN_REPS) ??
+    [...measured].sort(
+      (x, y) => y.p.length - x.p.length || (x.m.profile === "ci" ? 1 : 0) - (y.m.profile === "ci" ? 1 : 0),
+    )[0]
+  );
 }
 
 /** A claim judged on one run's pairs as that run's runner judged it, every level divided by k. */
-function judgeRun(study: string, c: Claim, m: (typeof runs)[number], p: Array<{ rep: number; a: number; b: number }>, k: number): Expected {
+function judgeRun(
+  study: string,
+  c: Claim,
+  m: (typeof runs)[number],
+  p: Array<{ rep: number; a: number; b: number }>,
+  k: number,
+): Expected {
   type Seq = { looks?: number; alpha_spending?: { base: number; alpha1: number; alpha2: number; exact?: boolean } };
   const seq = (m as { sequential?: Record<string, Seq> }).sequential?.[study];
   const sp = seq?.alpha_spending;
@@ -114,7 +159,8 @@ function judgeRun(study: string, c: Claim, m: (typeof runs)[number], p: Array<{ 
   const [a1, a2] = [sp.alpha1 / k, sp.alpha2 / k];
   const first = p.filter((x) => x.rep <= sp.base);
   const one = judgeAt(c, first, a1, m.run_id);
-  if ((one.verdict !== "undecided" && one.verdict !== "not measured") || first.length === p.length || a2 <= 0) return one;
+  if ((one.verdict !== "undecided" && one.verdict !== "not measured") || first.length === p.length || a2 <= 0)
+    return one;
   const level2 = sp.exact ? lookTwoNominalLevel(a1, a2, first.length / p.length) : a2;
   return judgeAt(c, p, level2, m.run_id);
 }
@@ -138,12 +184,19 @@ function expectedEach(study: string, c: Claim): Expected {
   const fw = ws.map((w, i) => judgeRun(study, member(w), chosen.m, per[i], ws.length));
   const weakest = [...at].sort((x, y) => (x.lo ?? x.ratio ?? 0) - (y.lo ?? y.ratio ?? 0))[0];
   const n = Math.min(...at.map((x) => x.n));
-  const refuted = fw.map((x, i) => ({ x, i })).filter(({ x }) => x.verdict === "does not reproduce" || x.verdict === "tie");
+  const refuted = fw
+    .map((x, i) => ({ x, i }))
+    .filter(({ x }) => x.verdict === "does not reproduce" || x.verdict === "tie");
   if (refuted.length) {
     const worst = refuted.map(({ i }) => at[i]).sort((x, y) => (x.ratio ?? 0) - (y.ratio ?? 0))[0];
     return { ...worst, verdict: "does not reproduce", n, run: chosen.m.run_id };
   }
-  return { ...weakest, verdict: at.every((x) => x.verdict === "reproduces") ? "reproduces" : "undecided", n, run: chosen.m.run_id };
+  return {
+    ...weakest,
+    verdict: at.every((x) => x.verdict === "reproduces") ? "reproduces" : "undecided",
+    n,
+    run: chosen.m.run_id,
+  };
 }
 
 /** One look: the t interval at two-sided level alpha on the log ratios, and the verdict it gives. */
@@ -154,11 +207,16 @@ function judgeAt(c: Claim, p: Array<{ a: number; b: number }>, alpha: number, ru
   const m = mean(d);
   const ratio = Math.exp(m);
   if (n < MIN_REPS) return { verdict: "undecided", n, ratio, run };
-  const h = (tQuantile(1 - alpha / 2, n - 1) * Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1))) / Math.sqrt(n);
+  const h =
+    (tQuantile(1 - alpha / 2, n - 1) * Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1))) / Math.sqrt(n);
   const lo = Math.exp(m - h);
   const hi = Math.exp(m + h);
-  const [rlo, rhi] = c.kind === "size" ? [c.size!.ratio / (1 + c.size!.tolerance), c.size!.ratio * (1 + c.size!.tolerance)]
-    : c.kind === "threshold" ? [c.threshold!.min ?? 0, c.threshold!.max ?? Infinity] : [1, Infinity];
+  const [rlo, rhi] =
+    c.kind === "size"
+      ? [c.size!.ratio / (1 + c.size!.tolerance), c.size!.ratio * (1 + c.size!.tolerance)]
+      : c.kind === "threshold"
+        ? [c.threshold!.min ?? 0, c.threshold!.max ?? Infinity]
+        : [1, Infinity];
   let verdict: string;
   if (c.kind === "ordering" && lo >= 1 / 1.05 && hi <= 1.05) verdict = "tie";
   else if (c.kind === "ordering") verdict = lo > 1 ? "reproduces" : hi < 1 ? "does not reproduce" : "undecided";
@@ -177,7 +235,8 @@ after(async () => {
 });
 
 test("the repo's claims files exist for the three seeded studies", () => {
-  for (const s of ["oltp", "analytical", "mcp-db"]) assert.ok(claimsOf(s)?.length, `bench-scripts/studies/${s}/claims.json has no claims`);
+  for (const s of ["oltp", "analytical", "mcp-db"])
+    assert.ok(claimsOf(s)?.length, `bench-scripts/studies/${s}/claims.json has no claims`);
   assert.ok(withClaims.length > 0, "no study in this build has a claims.json: the verdict pages are untested");
 });
 
@@ -186,9 +245,15 @@ test("each verdict table matches a recomputation from the records", async () => 
   for (const s of withClaims) {
     const resp = await page.goto(`${preview.root}reproduce/${s.name}/`);
     assert.equal(resp?.status(), 200, `/reproduce/${s.name}/`);
-    const rows = await page.$$eval(`#verdicts-${s.name} tbody tr`, (trs) => trs.map((tr) => ({ ...(tr as HTMLElement).dataset })));
+    const rows = await page.$$eval(`#verdicts-${s.name} tbody tr`, (trs) =>
+      trs.map((tr) => ({ ...(tr as HTMLElement).dataset })),
+    );
     const claims = claimsOf(s.name)!;
-    assert.deepEqual(rows.map((r) => r.claim), claims.map((c) => c.id), `${s.name}: rows are not the claims`);
+    assert.deepEqual(
+      rows.map((r) => r.claim),
+      claims.map((c) => c.id),
+      `${s.name}: rows are not the claims`,
+    );
     for (const [i, c] of claims.entries()) {
       const want = expected(s.name, c);
       const got = rows[i];
@@ -198,26 +263,45 @@ test("each verdict table matches a recomputation from the records", async () => 
       // n is always paired repetitions, and the row names the one run it was judged from
       assert.equal(Number(got.n), want.n, `${s.name}/${c.id}: n (repetitions)`);
       assert.equal(got.run, want.run ?? "", `${s.name}/${c.id}: run`);
-      if (want.run) assert.ok(await page.locator(`#verdicts-${s.name} tr[data-claim="${c.id}"] a[href$="runs/${want.run}/"]`).count() > 0, `${s.name}/${c.id}: links its run`);
+      if (want.run)
+        assert.ok(
+          (await page.locator(`#verdicts-${s.name} tr[data-claim="${c.id}"] a[href$="runs/${want.run}/"]`).count()) > 0,
+          `${s.name}/${c.id}: links its run`,
+        );
       if (want.ratio !== undefined) {
         judged++;
-        assert.ok(Math.abs(Number(got.ratio) / want.ratio - 1) < 1e-9, `${s.name}/${c.id}: ratio ${got.ratio} vs ${want.ratio}`);
+        assert.ok(
+          Math.abs(Number(got.ratio) / want.ratio - 1) < 1e-9,
+          `${s.name}/${c.id}: ratio ${got.ratio} vs ${want.ratio}`,
+        );
         if (want.lo !== undefined) {
           assert.ok(want.lo > 0 && Number(got.lo) > 0, `${s.name}/${c.id}: the interval never reaches 0`);
-          assert.ok(Math.abs(Number(got.lo) / want.lo - 1) < 1e-9, `${s.name}/${c.id}: interval low ${got.lo} vs ${want.lo}`);
-          assert.ok(Math.abs(Number(got.hi) / want.hi! - 1) < 1e-9, `${s.name}/${c.id}: interval high ${got.hi} vs ${want.hi}`);
+          assert.ok(
+            Math.abs(Number(got.lo) / want.lo - 1) < 1e-9,
+            `${s.name}/${c.id}: interval low ${got.lo} vs ${want.lo}`,
+          );
+          assert.ok(
+            Math.abs(Number(got.hi) / want.hi! - 1) < 1e-9,
+            `${s.name}/${c.id}: interval high ${got.hi} vs ${want.hi}`,
+          );
         } else {
           assert.equal(got.lo, "", `${s.name}/${c.id}: no interval below ${MIN_REPS} repetitions`);
         }
       } else assert.equal(got.ratio, "", `${s.name}/${c.id}: not measured shows no ratio`);
-      const pub = c.published.ratio ?? (c.better === "higher" ? c.published.a! / c.published.b! : c.published.b! / c.published.a!);
+      const pub =
+        c.published.ratio ??
+        (c.better === "higher" ? c.published.a! / c.published.b! : c.published.b! / c.published.a!);
       assert.ok(Math.abs(Number(got.published) / pub - 1) < 1e-9, `${s.name}/${c.id}: published ratio`);
     }
-    const chart = await page.$eval(`#verdict-chart-${s.name} svg[role=img]`, (svg) => ({ title: svg.querySelector("title")?.textContent ?? "", desc: svg.querySelector("desc")?.textContent ?? "" }));
+    const chart = await page.$eval(`#verdict-chart-${s.name} svg[role=img]`, (svg) => ({
+      title: svg.querySelector("title")?.textContent ?? "",
+      desc: svg.querySelector("desc")?.textContent ?? "",
+    }));
     assert.match(chart.title, /ratios beside samebox/);
     for (const c of claims) assert.ok(chart.desc.includes(c.id), `${s.name}: chart desc lacks ${c.id}`);
   }
-  if (records.some((r) => r.source === "measured" && withClaims.some((s) => s.name === r.study))) assert.ok(judged > 0, "measured data exists but no claim was judged");
+  if (records.some((r) => r.source === "measured" && withClaims.some((s) => s.name === r.study)))
+    assert.ok(judged > 0, "measured data exists but no claim was judged");
 });
 
 test("the home page opens with the verdicts per study, one chart each, counts matching the tables", async () => {
@@ -228,31 +312,60 @@ test("the home page opens with the verdicts per study, one chart each, counts ma
     const claims = claimsOf(s.name)!;
     const counts = new Map<string, number>();
     for (const c of claims) counts.set(expected(s.name, c).verdict, (counts.get(expected(s.name, c).verdict) ?? 0) + 1);
-    const shown = await page.$$eval(`.verdict-cards li[data-study="${s.name}"] .verdict-counts [data-kind]`, (els) => els.map((e) => [(e as HTMLElement).dataset.kind!, Number((e as HTMLElement).dataset.count)] as [string, number]));
+    const shown = await page.$$eval(`.verdict-cards li[data-study="${s.name}"] .verdict-counts [data-kind]`, (els) =>
+      els.map((e) => [(e as HTMLElement).dataset.kind!, Number((e as HTMLElement).dataset.count)] as [string, number]),
+    );
     assert.deepEqual(new Map(shown), counts, `${s.name}: home counts`);
-    const svg = await page.$eval(`#home-verdicts-${s.name} svg[role=img]`, (e) => ({ t: e.querySelector("title")?.textContent ?? "", d: e.querySelector("desc")?.textContent ?? "" }));
+    const svg = await page.$eval(`#home-verdicts-${s.name} svg[role=img]`, (e) => ({
+      t: e.querySelector("title")?.textContent ?? "",
+      d: e.querySelector("desc")?.textContent ?? "",
+    }));
     assert.ok(svg.t.length > 0 && svg.d.length > 0, `${s.name}: home chart lacks title/desc`);
   }
 });
 
 test("the verdict charts (home cards and reproduce pages) label each claim by its two systems, not by its id", async (t) => {
   if (!withClaims.length) return t.skip("no study with claims");
-  const raw = JSON.parse(readFileSync(path.join(process.env.SAMEBOX_SITE_DIR ? path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR) : path.join(repoRoot, "site"), "src/generated/studies.json"), "utf8"));
-  const labelOf = new Map<string, string>((raw.systems ?? []).map((x: { name: string; label: string }) => [x.name, x.label]));
+  const raw = JSON.parse(
+    readFileSync(
+      path.join(
+        process.env.SAMEBOX_SITE_DIR
+          ? path.resolve(repoRoot, process.env.SAMEBOX_SITE_DIR)
+          : path.join(repoRoot, "site"),
+        "src/generated/studies.json",
+      ),
+      "utf8",
+    ),
+  );
+  const labelOf = new Map<string, string>(
+    (raw.systems ?? []).map((x: { name: string; label: string }) => [x.name, x.label]),
+  );
   const sv = (x: Side) => [x.server, x.variant].filter(Boolean).join("-");
   const side = (x: Side) => `${labelOf.get(x.system) ?? x.system}${sv(x) ? ` ${sv(x)}` : ""}`;
   let checked = 0;
   for (const s of withClaims) {
     const claims = claimsOf(s.name)!;
-    for (const [where, sel] of [["", `#home-verdicts-${s.name}`], [`reproduce/${s.name}/`, "main"]] as const) {
+    for (const [where, sel] of [
+      ["", `#home-verdicts-${s.name}`],
+      [`reproduce/${s.name}/`, "main"],
+    ] as const) {
       await page.goto(`${preview.root}${where}`);
-      const ticks = await page.$$eval(`${sel} svg [aria-label="y-axis tick label"] text`, (ts) => ts.map((x) => x.textContent ?? ""));
-      assert.equal(ticks.length, claims.length, `/${where} ${s.name}: ${ticks.length} labels for ${claims.length} claims`);
+      const ticks = await page.$$eval(`${sel} svg [aria-label="y-axis tick label"] text`, (ts) =>
+        ts.map((x) => x.textContent ?? ""),
+      );
+      assert.equal(
+        ticks.length,
+        claims.length,
+        `/${where} ${s.name}: ${ticks.length} labels for ${claims.length} claims`,
+      );
       for (const [i, c] of claims.entries()) {
         assert.notEqual(ticks[i], c.id, `/${where} ${s.name}: claim ${c.id} labelled by its id`);
         // "<a> ÷ <b>, …", cut at 44 characters with "…"
         const want = `${side(c.a)} ÷ ${side(c.b)}, `;
-        assert.ok(ticks[i].startsWith(want.slice(0, Math.min(want.length, 43))), `/${where} ${s.name} ${c.id}: label "${ticks[i]}" does not start "${want}"`);
+        assert.ok(
+          ticks[i].startsWith(want.slice(0, Math.min(want.length, 43))),
+          `/${where} ${s.name} ${c.id}: label "${ticks[i]}" does not start "${want}"`,
+        );
         assert.ok(ticks[i].length <= 48, `/${where} ${s.name} ${c.id}: label "${ticks[i]}" is long`);
         checked++;
       }

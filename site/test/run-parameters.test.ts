@@ -19,7 +19,9 @@ test("each study page's parameters table gives the featured run's own values", a
   let checked = 0;
   for (const s of studies) {
     const run = featuredRunOf(s.name);
-    const cfg = (run?.config as { studies?: Record<string, { env?: Record<string, string>; concurrency?: number[] }> } | undefined)?.studies?.[s.name];
+    const cfg = (
+      run?.config as { studies?: Record<string, { env?: Record<string, string>; concurrency?: number[] }> } | undefined
+    )?.studies?.[s.name];
     if (!run || !cfg?.env || Object.keys(cfg.env).length === 0) continue;
     const { document } = parseHTML(await (await fetch(`${preview.root}studies/${s.name}/`)).text());
     const want: Record<string, string> = Object.fromEntries(Object.entries(cfg.env).map(([k, v]) => [k, String(v)]));
@@ -31,8 +33,12 @@ test("each study page's parameters table gives the featured run's own values", a
       assert.equal(cells[0], v, `${s.name} ${k}: the "This run" column shows ${cells[0]}, run ${run.run_id} used ${v}`);
       checked++;
     }
-    const caption = document.querySelector(`tr[data-parameter] `)?.closest("table")?.querySelector("caption")?.textContent ?? "";
-    assert.ok(caption.includes(run.run_id), `${s.name}: the parameters table's caption does not name run ${run.run_id}: ${caption}`);
+    const caption =
+      document.querySelector(`tr[data-parameter] `)?.closest("table")?.querySelector("caption")?.textContent ?? "";
+    assert.ok(
+      caption.includes(run.run_id),
+      `${s.name}: the parameters table's caption does not name run ${run.run_id}: ${caption}`,
+    );
   }
   if (checked === 0) t.skip("no featured run sets study parameters");
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One set of types, checked: tsc --noEmit (pipeline/ and site/ with tsconfig.json; pipeline/ again with
 # Node's module resolution, pipeline/tsconfig.json), astro check (the .astro files and everything they
-# import), Biome lint (biome.json; lint only, the formatter is off), the generated pipeline/schema/types.ts
+# import), Biome lint and Biome's formatter (biome.json: 120 columns; .astro files left to astro check), the generated pipeline/schema/types.ts
 # (the index) and pipeline/schema/types/*.ts (one module a schema) equal to a fresh generation from the
 # schemas, and no exported type name declared in two files.
 # Needs only `pipeline/bin/setup node` (every tool is a devDependency).
@@ -40,6 +40,17 @@ biome_lint() {
   return "$rc"
 }
 t "biome lint: zero errors and zero warnings (biome.json)" biome_lint
+
+# Formatted as Biome formats it (npm run format rewrites them): the names of the files that are not.
+biome_format() {
+  local out rc
+  out=$("$bin/biome" format --max-diagnostics=none 2>&1)
+  rc=$?
+  printf '%s\n' "$out" | grep -E '^[^ ].*\.(ts|astro) format' | sed "s#$PWD/##" | head -n 30
+  (( rc == 0 )) || echo "run: npm run format"
+  return "$rc"
+}
+t "biome format: every file formatted (120 columns; npm run format)" biome_format
 
 # The generated files: the index types.ts and its folder types/ (one module a schema, defs.ts for $defs).
 fresh_types() {

@@ -39,7 +39,8 @@ function packItems(cells: CellEstimate[], capacity: number): PackItem[] {
     const of = cells.filter((e) => e.workload === workload);
     const variants = [...new Set(of.map((e) => e.variant))];
     if (sumOf(of) <= capacity || variants.length < 2) items.push({ workload, variant: null, seconds: sumOf(of) });
-    else for (const v of variants) items.push({ workload, variant: v, seconds: sumOf(of.filter((e) => e.variant === v)) });
+    else
+      for (const v of variants) items.push({ workload, variant: v, seconds: sumOf(of.filter((e) => e.variant === v)) });
   }
   return items;
 }
@@ -51,18 +52,34 @@ export function shardBoxes(cells: CellEstimate[], setupSeconds: number): BoxEsti
   const box = (workloads: string[] | null, variant: string | null, of: CellEstimate[]): BoxEstimate => {
     const cellSeconds = sumOf(of);
     const expected = BOX_BOOTSTRAP_S + setupSeconds + cellSeconds;
-    return { workloads, variants: variant === null ? null : [variant], cells: of.length, cell_seconds: Math.round(cellSeconds),
-      expected_seconds: Math.round(expected), limit_minutes: limitMinutes(expected) };
+    return {
+      workloads,
+      variants: variant === null ? null : [variant],
+      cells: of.length,
+      cell_seconds: Math.round(cellSeconds),
+      expected_seconds: Math.round(expected),
+      limit_minutes: limitMinutes(expected),
+    };
   };
   const whole = box(null, null, cells);
   if (whole.limit_minutes <= MAX_LIMIT_MIN) return [whole];
   // The cell time one box can hold: limit = ceil(expected x safety / 60) + margin <= MAX_LIMIT_MIN.
   const capacity = ((MAX_LIMIT_MIN - UPLOAD_MARGIN_MIN) * 60) / LIMIT_SAFETY - BOX_BOOTSTRAP_S - setupSeconds - 60;
   const bins: Array<{ workloads: string[]; variant: string | null; seconds: number }> = [];
-  for (const item of packItems(cells, capacity).sort((a, b) => b.seconds - a.seconds || a.workload.localeCompare(b.workload))) {
+  for (const item of packItems(cells, capacity).sort(
+    (a, b) => b.seconds - a.seconds || a.workload.localeCompare(b.workload),
+  )) {
     const bin = bins.find((b) => b.variant === item.variant && b.seconds + item.seconds <= capacity);
-    if (bin) { bin.workloads.push(item.workload); bin.seconds += item.seconds; } else bins.push({ workloads: [item.workload], variant: item.variant, seconds: item.seconds });
+    if (bin) {
+      bin.workloads.push(item.workload);
+      bin.seconds += item.seconds;
+    } else bins.push({ workloads: [item.workload], variant: item.variant, seconds: item.seconds });
   }
-  return bins.map((b) => box([...b.workloads].sort(), b.variant,
-    cells.filter((e) => b.workloads.includes(e.workload) && (b.variant === null || e.variant === b.variant))));
+  return bins.map((b) =>
+    box(
+      [...b.workloads].sort(),
+      b.variant,
+      cells.filter((e) => b.workloads.includes(e.workload) && (b.variant === null || e.variant === b.variant)),
+    ),
+  );
 }

@@ -14,17 +14,32 @@ export const COUNT_BOUND_TOOLS = new Set(["hyperfine"]);
 // A time-bound cell with no measured reference lasts its window plus this much tool start-up (an assumption).
 export const WINDOW_OVERHEAD_S = 30;
 
-export type Basis = "same cell" | "same workload, system and variant" | "same workload and system" | "same workload" | "profile window" | "study median" | "none";
+export type Basis =
+  | "same cell"
+  | "same workload, system and variant"
+  | "same workload and system"
+  | "same workload"
+  | "profile window"
+  | "study median"
+  | "none";
 
 export interface CellEstimate {
-  id: string; study: string; system: string; workload: string; variant: string; concurrency: number;
+  id: string;
+  study: string;
+  system: string;
+  workload: string;
+  variant: string;
+  concurrency: number;
   seconds: number;
   basis: Basis;
   reference?: string; // run id of the reference
   capped: boolean;
 }
 
-export function projectCell(ref: Pick<ReferenceCell, "duration_s" | "env" | "tool">, target: Record<string, string>): number {
+export function projectCell(
+  ref: Pick<ReferenceCell, "duration_s" | "env" | "tool">,
+  target: Record<string, string>,
+): number {
   const r = ref.env;
   if (COUNT_BOUND_TOOLS.has(ref.tool)) {
     const runs = (e: Record<string, string>) => num(e.HF_RUNS, 10) + num(e.HF_WARMUP, 0);
@@ -39,12 +54,35 @@ export function projectCell(ref: Pick<ReferenceCell, "duration_s" | "env" | "too
 }
 
 /** One planned cell's projected seconds: the newest measured cell that matches it best, scaled to the target's parameters. */
-export function estimateCell(c: Plan["cells"][number], study: string, planned: Plan["studies"][string], ofStudy: ReferenceCell[], toolOf: ToolOf): CellEstimate {
+export function estimateCell(
+  c: Plan["cells"][number],
+  study: string,
+  planned: Plan["studies"][string],
+  ofStudy: ReferenceCell[],
+  toolOf: ToolOf,
+): CellEstimate {
   const target = planned.env;
-  const id = { id: c.id, study, system: c.system, workload: c.workload, variant: c.variant, concurrency: c.concurrency };
+  const id = {
+    id: c.id,
+    study,
+    system: c.system,
+    workload: c.workload,
+    variant: c.variant,
+    concurrency: c.concurrency,
+  };
   const tiers: Array<[Basis, (r: ReferenceCell) => boolean]> = [
-    ["same cell", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant && r.concurrency === c.concurrency],
-    ["same workload, system and variant", (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant],
+    [
+      "same cell",
+      (r) =>
+        r.workload === c.workload &&
+        r.system === c.system &&
+        r.variant === c.variant &&
+        r.concurrency === c.concurrency,
+    ],
+    [
+      "same workload, system and variant",
+      (r) => r.workload === c.workload && r.system === c.system && r.variant === c.variant,
+    ],
     ["same workload and system", (r) => r.workload === c.workload && r.system === c.system],
     ["same workload", (r) => r.workload === c.workload],
   ];
@@ -53,14 +91,27 @@ export function estimateCell(c: Plan["cells"][number], study: string, planned: P
     if (!found.length) continue;
     // The newest run that has a match; the median over that run's matching cells (its repetitions).
     const newest = found.filter((r) => r.run_id === found[0].run_id);
-    const projected = median(newest.map((r) => projectCell({ ...r, tool: r.tool || toolOf(study, c.workload) || "" }, target)));
-    return { ...id, seconds: Math.min(projected, planned.cellTimeoutS), basis, reference: found[0].run_id, capped: projected > planned.cellTimeoutS };
+    const projected = median(
+      newest.map((r) => projectCell({ ...r, tool: r.tool || toolOf(study, c.workload) || "" }, target)),
+    );
+    return {
+      ...id,
+      seconds: Math.min(projected, planned.cellTimeoutS),
+      basis,
+      reference: found[0].run_id,
+      capped: projected > planned.cellTimeoutS,
+    };
   }
   // No measurement of this workload anywhere: a time-bound tool still lasts its window.
   const tool = toolOf(study, c.workload) ?? "";
   if (!COUNT_BOUND_TOOLS.has(tool) && target.DURATION !== undefined) {
     const seconds = num(target.DURATION) + num(target.WARMUP) + WINDOW_OVERHEAD_S;
-    return { ...id, seconds: Math.min(seconds, planned.cellTimeoutS), basis: "profile window" as Basis, capped: seconds > planned.cellTimeoutS };
+    return {
+      ...id,
+      seconds: Math.min(seconds, planned.cellTimeoutS),
+      basis: "profile window" as Basis,
+      capped: seconds > planned.cellTimeoutS,
+    };
   }
   return { ...id, seconds: NaN, basis: "none" as Basis, capped: false };
 }

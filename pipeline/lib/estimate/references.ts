@@ -5,16 +5,27 @@ import path from "node:path";
 import type { Cell } from "../../runner/plan.ts";
 import type { RunManifest } from "../../schema/types.ts";
 
-export type ReferenceCell = Pick<Cell, "started_at" | "study" | "workload" | "system" | "variant" | "concurrency" | "duration_s"> & {
+export type ReferenceCell = Pick<
+  Cell,
+  "started_at" | "study" | "workload" | "system" | "variant" | "concurrency" | "duration_s"
+> & {
   run_id: string;
   env: Record<string, string>;
   tool: string;
 };
 
 /** A system's measured setup for a study (seconds) and the study's parameters in that run. */
-export interface MeasuredSetup { seconds: number; env: Record<string, string> }
+export interface MeasuredSetup {
+  seconds: number;
+  env: Record<string, string>;
+}
 
-export interface RefRun { run_id: string; started_at: string; cells: ReferenceCell[]; setups: Map<string, MeasuredSetup> }
+export interface RefRun {
+  run_id: string;
+  started_at: string;
+  cells: ReferenceCell[];
+  setups: Map<string, MeasuredSetup>;
+}
 
 export type ToolOf = (study: string, workload: string) => string | undefined;
 export type References = RefRun[];
@@ -27,7 +38,8 @@ export const num = (v: unknown, dflt = 0): number => {
 // Data size of a study's prepare, per parameter, so the ratio between two profiles can be taken.
 function dataSizes(env: Record<string, string>): Record<string, number> {
   const out: Record<string, number> = {};
-  if (env.SB_TABLES !== undefined && env.SB_TABLE_SIZE !== undefined) out.sysbench_rows = num(env.SB_TABLES) * num(env.SB_TABLE_SIZE);
+  if (env.SB_TABLES !== undefined && env.SB_TABLE_SIZE !== undefined)
+    out.sysbench_rows = num(env.SB_TABLES) * num(env.SB_TABLE_SIZE);
   for (const key of Object.keys(env)) if (/(^|_)SCALE$/.test(key) && key !== "REPEAT_SCALE") out[key] = num(env[key]);
   return out;
 }
@@ -41,14 +53,21 @@ export function dataRatio(target: Record<string, string>, reference: Record<stri
 }
 
 /** Setup time of a system for a study: from the end of whatever ran before to its first cell. */
-function measuredSetups(all: Cell[], runStartedAt: unknown, envOf: (study: string) => Record<string, string>): Map<string, MeasuredSetup> {
-  const timed = all.filter((c) => c.started_at && c.duration_s > 0).sort((a, b) => a.started_at.localeCompare(b.started_at));
+function measuredSetups(
+  all: Cell[],
+  runStartedAt: unknown,
+  envOf: (study: string) => Record<string, string>,
+): Map<string, MeasuredSetup> {
+  const timed = all
+    .filter((c) => c.started_at && c.duration_s > 0)
+    .sort((a, b) => a.started_at.localeCompare(b.started_at));
   const setups = new Map<string, MeasuredSetup>();
   let previousEnd = Date.parse(String(runStartedAt));
   for (const c of timed) {
     const start = Date.parse(c.started_at);
     const key = `${c.system}/${c.study}`;
-    if (!setups.has(key) && Number.isFinite(previousEnd)) setups.set(key, { seconds: Math.max((start - previousEnd) / 1000, 0), env: envOf(c.study) });
+    if (!setups.has(key) && Number.isFinite(previousEnd))
+      setups.set(key, { seconds: Math.max((start - previousEnd) / 1000, 0), env: envOf(c.study) });
     previousEnd = start + c.duration_s * 1000;
   }
   return setups;
@@ -57,15 +76,31 @@ function measuredSetups(all: Cell[], runStartedAt: unknown, envOf: (study: strin
 /** One run's references, from its manifest read without validation (older manifests may lack newer fields). */
 function referenceRun(m: Partial<RunManifest>, toolOf: ToolOf): RefRun {
   const studiesCfg = (m.config?.studies ?? {}) as Record<string, { env?: Record<string, unknown> }>;
-  const envOf = (study: string) => Object.fromEntries(Object.entries(studiesCfg[study]?.env ?? {}).map(([k, v]) => [k, String(v)]));
+  const envOf = (study: string) =>
+    Object.fromEntries(Object.entries(studiesCfg[study]?.env ?? {}).map(([k, v]) => [k, String(v)]));
   const all = (Array.isArray(m.cells) ? m.cells : []) as Cell[];
   const cells: ReferenceCell[] = [];
   for (const c of all) {
     if ((c.status !== "ok" && c.status !== "wrong_answer") || !(c.duration_s > 0)) continue;
-    cells.push({ run_id: String(m.run_id), started_at: c.started_at, study: c.study, workload: c.workload, system: c.system, variant: c.variant,
-      concurrency: c.concurrency, duration_s: c.duration_s, env: envOf(c.study), tool: toolOf(c.study, c.workload) ?? "" });
+    cells.push({
+      run_id: String(m.run_id),
+      started_at: c.started_at,
+      study: c.study,
+      workload: c.workload,
+      system: c.system,
+      variant: c.variant,
+      concurrency: c.concurrency,
+      duration_s: c.duration_s,
+      env: envOf(c.study),
+      tool: toolOf(c.study, c.workload) ?? "",
+    });
   }
-  return { run_id: String(m.run_id), started_at: String(m.started_at ?? ""), cells, setups: measuredSetups(all, m.started_at, envOf) };
+  return {
+    run_id: String(m.run_id),
+    started_at: String(m.started_at ?? ""),
+    cells,
+    setups: measuredSetups(all, m.started_at, envOf),
+  };
 }
 
 // Every run folder with a manifest; cells that finished (ok or wrong_answer: their time is real) become references.
@@ -77,7 +112,11 @@ export function loadReferences(dir: string, toolOf: ToolOf): RefRun[] {
     if (!existsSync(file)) continue;
     // Every field is checked where used.
     let m: Partial<RunManifest>;
-    try { m = JSON.parse(readFileSync(file, "utf8")); } catch { continue; }
+    try {
+      m = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      continue;
+    }
     runs.push(referenceRun(m, toolOf));
   }
   // Newest first: the latest measured duration wins.

@@ -28,12 +28,23 @@ function nearestSetup(key: string, target: Record<string, string>, refs: Referen
 }
 
 /** A system's projected setup for a study: its measured setup nearest the target's size, scaled to it, else the study's median, else assumed. */
-export function projectedSetup(study: string, target: Record<string, string>, system: string, refs: References): { seconds: number; note?: string } {
+export function projectedSetup(
+  study: string,
+  target: Record<string, string>,
+  system: string,
+  refs: References,
+): { seconds: number; note?: string } {
   const ref = nearestSetup(`${system}/${study}`, target, refs);
   if (ref) return { seconds: ref.seconds * dataRatio(target, ref.env) };
-  const measured = refs.flatMap((r) => [...r.setups.entries()].filter(([k]) => k.endsWith(`/${study}`)).map(([, v]) => v.seconds * dataRatio(target, v.env)));
-  return { seconds: measured.length ? median(measured) : SETUP_ASSUMED_S,
-    note: `${system}: no measured setup for ${study}; ${measured.length ? "the study's median" : `${SETUP_ASSUMED_S / 60} min assumed`} used` };
+  const measured = refs.flatMap((r) =>
+    [...r.setups.entries()]
+      .filter(([k]) => k.endsWith(`/${study}`))
+      .map(([, v]) => v.seconds * dataRatio(target, v.env)),
+  );
+  return {
+    seconds: measured.length ? median(measured) : SETUP_ASSUMED_S,
+    note: `${system}: no measured setup for ${study}; ${measured.length ? "the study's median" : `${SETUP_ASSUMED_S / 60} min assumed`} used`,
+  };
 }
 
 /** The prepare bounds the runner raises above its default from the projected setups (prepare-bound.ts): study -> system -> s. */
@@ -53,21 +64,35 @@ export function prepareBounds(plan: Plan, dir: string = runsDir()): PrepareBound
 }
 
 /** Setup seconds of a study (each system's projected setup, capped at the prepare bound the runner will allow it) plus the sequential budget. */
-export function studySetup(study: string, planned: Plan["studies"][string], systems: string[], refs: References, notes: string[]): number {
+export function studySetup(
+  study: string,
+  planned: Plan["studies"][string],
+  systems: string[],
+  refs: References,
+  notes: string[],
+): number {
   let setup = 0;
   for (const system of systems) {
     const { seconds: s, note } = projectedSetup(study, planned.env, system, refs);
     if (note) notes.push(note);
     const bound = prepareBoundS(planned.cellTimeoutS, s);
-    if (bound > defaultPrepareBoundS(planned.cellTimeoutS)) notes.push(`${system}: projected setup ${Math.round(s)} s; the runner's prepare bound for ${study} is raised to ${bound} s`);
+    if (bound > defaultPrepareBoundS(planned.cellTimeoutS))
+      notes.push(
+        `${system}: projected setup ${Math.round(s)} s; the runner's prepare bound for ${study} is raised to ${bound} s`,
+      );
     const cap = bound + INSTALL_START_ALLOWANCE_S;
-    if (s > cap) notes.push(`${system}: projected setup ${Math.round(s)} s is above the largest prepare bound; counted as ${cap} s (the prepare would time out there)`);
+    if (s > cap)
+      notes.push(
+        `${system}: projected setup ${Math.round(s)} s is above the largest prepare bound; counted as ${cap} s (the prepare would time out there)`,
+      );
     setup += Math.min(s, cap);
   }
   // Claim-driven extra repetitions may use up to the study's budget: counted in full, so the limit holds.
   if (planned.sequential) {
     setup += planned.sequential.budgetS;
-    notes.push(`up to ${planned.sequential.budgetS} s of claim-driven extra repetitions (at most ${planned.sequential.maxRepetitions} in all) counted in full`);
+    notes.push(
+      `up to ${planned.sequential.budgetS} s of claim-driven extra repetitions (at most ${planned.sequential.maxRepetitions} in all) counted in full`,
+    );
   }
   return setup;
 }

@@ -17,7 +17,11 @@ export interface ChartText {
 }
 
 /** Colours and legend labels of systems from their system.json (lib/systems.ts), never keyed by name here. */
-export function colorScale(systems: string[]): { domain: string[]; range: string[]; tickFormat: (s: string) => string } {
+export function colorScale(systems: string[]): {
+  domain: string[];
+  range: string[];
+  tickFormat: (s: string) => string;
+} {
   const domain = [...new Set(systems)].sort();
   return { domain, range: domain.map((s, i) => systemColor(s, i)), tickFormat: systemLabel };
 }
@@ -50,8 +54,13 @@ export function legibleAxes(options: Plot.PlotOptions): Plot.PlotOptions {
 export function render(chartOptions: Plot.PlotOptions, text: ChartText): string {
   const options = legibleAxes(chartOptions);
   const { document } = parseHTML("<!doctype html><html><body></body></html>");
-  const node = Plot.plot({ ...options, document: document as unknown as Document, style: { fontFamily: "inherit", fontSize: "12px", overflow: "visible" } } as Plot.PlotOptions) as unknown as Element;
-  const svg = node.tagName.toLowerCase() === "svg" ? node : [...node.children].find((c) => c.tagName.toLowerCase() === "svg");
+  const node = Plot.plot({
+    ...options,
+    document: document as unknown as Document,
+    style: { fontFamily: "inherit", fontSize: "12px", overflow: "visible" },
+  } as Plot.PlotOptions) as unknown as Element;
+  const svg =
+    node.tagName.toLowerCase() === "svg" ? node : [...node.children].find((c) => c.tagName.toLowerCase() === "svg");
   if (!svg) throw new Error(`chart ${text.id}: Plot produced no <svg>`);
   const ns = "http://www.w3.org/2000/svg";
   const title = document.createElementNS(ns, "title");
@@ -90,7 +99,13 @@ export function throughputChart(stats: CellStat[], text: ChartText): string {
         Plot.tickX(rows, { y: "system", x: "min", stroke: "#222" }),
         Plot.tickX(rows, { y: "system", x: "max", stroke: "#222" }),
         Plot.dot(reps, { y: "system", x: "value", r: 2.5, fill: "#fff", stroke: "#222" }),
-        Plot.text(rows, { y: "system", x: "max", text: (d: CellStat) => `${num(d.median)} (n=${d.n})`, textAnchor: "start", dx: 6 }),
+        Plot.text(rows, {
+          y: "system",
+          x: "max",
+          text: (d: CellStat) => `${num(d.median)} (n=${d.n})`,
+          textAnchor: "start",
+          dx: 6,
+        }),
         Plot.ruleX([0]),
       ],
     },
@@ -101,7 +116,9 @@ export function throughputChart(stats: CellStat[], text: ChartText): string {
 const percentileOrder = ["latency_p50", "latency_avg", "latency_p95", "latency_p99"];
 /** Latency percentiles (median over repetitions) per workload and system, log scale. */
 export function latencyChart(stats: CellStat[], text: ChartText): string {
-  const rows = stats.filter((c) => percentileOrder.includes(c.metric) && c.median > 0).map((c) => ({ ...c, percentile: c.metric.replace("latency_", "") }));
+  const rows = stats
+    .filter((c) => percentileOrder.includes(c.metric) && c.median > 0)
+    .map((c) => ({ ...c, percentile: c.metric.replace("latency_", "") }));
   const spans = new Map<string, { workload: string; system: string; lo: number; hi: number }>();
   for (const r of rows) {
     const k = `${r.workload}|${r.system}`;
@@ -125,7 +142,15 @@ export function latencyChart(stats: CellStat[], text: ChartText): string {
       marks: [
         Plot.frame({ stroke: "#ddd" }),
         Plot.ruleY([...spans.values()], { fy: "workload", y: "system", x1: "lo", x2: "hi", stroke: "#999" }),
-        Plot.dot(rows, { fy: "workload", y: "system", x: "median", symbol: "percentile", stroke: "#222", r: 4, tip: false }),
+        Plot.dot(rows, {
+          fy: "workload",
+          y: "system",
+          x: "median",
+          symbol: "percentile",
+          stroke: "#222",
+          r: 4,
+          tip: false,
+        }),
       ],
     },
     text,
@@ -144,7 +169,14 @@ export function seriesChart(series: ResultRecord[], text: ChartText): string {
       y: { label: `↑ ${unit}`, grid: true, zero: true },
       color: { ...colorScale(series.map((r) => r.system)), legend: true },
       marks: [
-        Plot.lineY(series, { x: "t", y: "value", stroke: "system", z: (d: ResultRecord) => `${d.system} r${d.repetition}`, strokeWidth: 1.2, strokeOpacity: 0.8 }),
+        Plot.lineY(series, {
+          x: "t",
+          y: "value",
+          stroke: "system",
+          z: (d: ResultRecord) => `${d.system} r${d.repetition}`,
+          strokeWidth: 1.2,
+          strokeOpacity: 0.8,
+        }),
         Plot.ruleY([0]),
       ],
     },
@@ -200,4 +232,3 @@ export function relativeChart(rows: { workload: string; system: string; share: n
 // ---- analytical study (seed 001): ClickBench-style relative view --------------------------------
 
 // ---- mcp-db study (seed 000) ----------------------------------------------------------------------
-

@@ -14,13 +14,35 @@ export interface MedianComparison {
   unit: string;
 }
 
-function sideValues(claim: Claim, side: ClaimSide, study: string, runId: string, records: ResultRecord[]): ResultRecord[] {
-  return records.filter((r) => r.source === "measured" && r.run_id === runId && r.study === study && r.workload === claim.workload && r.metric === claim.metric && r.t === null
-    && r.system === side.system && (side.server === undefined || r.server === side.server) && (side.variant === undefined || r.variant === side.variant) && (side.concurrency === undefined || r.concurrency === side.concurrency));
+function sideValues(
+  claim: Claim,
+  side: ClaimSide,
+  study: string,
+  runId: string,
+  records: ResultRecord[],
+): ResultRecord[] {
+  return records.filter(
+    (r) =>
+      r.source === "measured" &&
+      r.run_id === runId &&
+      r.study === study &&
+      r.workload === claim.workload &&
+      r.metric === claim.metric &&
+      r.t === null &&
+      r.system === side.system &&
+      (side.server === undefined || r.server === side.server) &&
+      (side.variant === undefined || r.variant === side.variant) &&
+      (side.concurrency === undefined || r.concurrency === side.concurrency),
+  );
 }
 
 /** The claim's two sides in one run by their medians (undefined for an all-workloads or each-of claim or a side without records). */
-export function medianComparison(claim: Claim, study: string, runId: string, records: ResultRecord[]): MedianComparison | undefined {
+export function medianComparison(
+  claim: Claim,
+  study: string,
+  runId: string,
+  records: ResultRecord[],
+): MedianComparison | undefined {
   if (claim.workload === "*" || claim.each_of) return undefined;
   const a = sideValues(claim, claim.a, study, runId, records);
   const b = sideValues(claim, claim.b, study, runId, records);
@@ -38,11 +60,18 @@ export interface VersionDifference {
 }
 
 /** The claim's systems whose version in the run differs from the one the seed published (published records' system_version). */
-export function versionDifferences(claim: Claim, study: string, run: RunManifest, records: ResultRecord[]): VersionDifference[] {
+export function versionDifferences(
+  claim: Claim,
+  study: string,
+  run: RunManifest,
+  records: ResultRecord[],
+): VersionDifference[] {
   const out: VersionDifference[] = [];
   for (const system of new Set([claim.a.system, claim.b.system])) {
     const ours = run.systems[system]?.version;
-    const seed = records.find((r) => r.source === "published" && r.study === study && r.system === system && r.system_version)?.system_version;
+    const seed = records.find(
+      (r) => r.source === "published" && r.study === study && r.system === system && r.system_version,
+    )?.system_version;
     if (ours && seed && ours !== seed) out.push({ system, ours, seed });
   }
   return out;

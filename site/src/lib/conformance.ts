@@ -13,10 +13,23 @@ import { tQuantile } from "../../../pipeline/lib/stats.ts";
 export const CONFORMANCE_WORKLOAD = "conformance";
 const TOTALS = new Set(["conformance_passed", "conformance_applicable"]);
 
-export interface ScenarioDoc { scenario: string; why: string }
+export interface ScenarioDoc {
+  scenario: string;
+  why: string;
+}
 /** samebox's own checks (own_checks.py), listed with the suite's scenarios and marked own. */
-export interface OwnChecksDoc { why: string; checks: Array<ScenarioDoc & { failure: string }>; negotiation: string }
-export interface ScenariosDoc { suite: string; why: string; applicable: ScenarioDoc[]; not_applicable: Array<{ scenarios: string[]; why: string }>; own_checks?: OwnChecksDoc }
+export interface OwnChecksDoc {
+  why: string;
+  checks: Array<ScenarioDoc & { failure: string }>;
+  negotiation: string;
+}
+export interface ScenariosDoc {
+  suite: string;
+  why: string;
+  applicable: ScenarioDoc[];
+  not_applicable: Array<{ scenarios: string[]; why: string }>;
+  own_checks?: OwnChecksDoc;
+}
 
 // What a failure means for someone running the server, beside the study's "why it applies".
 const FAILURE_MEANS: Record<string, string> = {
@@ -31,7 +44,12 @@ let docCache: ScenariosDoc | null | undefined;
 /** conformance-scenarios.json of the mcp-servers study (also used by mcp-db), or null when absent. */
 export function scenariosDoc(): ScenariosDoc | null {
   if (docCache !== undefined) return docCache;
-  const file = path.join(process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site"), "src", "generated", "conformance-scenarios.json");
+  const file = path.join(
+    process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site"),
+    "src",
+    "generated",
+    "conformance-scenarios.json",
+  );
   if (!existsSync(file)) {
     docCache = null;
     return docCache;
@@ -48,14 +66,23 @@ export function scenariosDoc(): ScenariosDoc | null {
 export function scenarioMeaning(scenario: string): { why: string; failure: string; own: boolean } {
   const own = scenariosDoc()?.own_checks?.checks.find((c) => c.scenario === scenario);
   if (own) return { why: own.why, failure: own.failure, own: true };
-  return { why: scenariosDoc()?.applicable.find((a) => a.scenario === scenario)?.why ?? "", failure: FAILURE_MEANS[scenario] ?? "", own: false };
+  return {
+    why: scenariosDoc()?.applicable.find((a) => a.scenario === scenario)?.why ?? "",
+    failure: FAILURE_MEANS[scenario] ?? "",
+    own: false,
+  };
 }
 
 let reportsCache: ConformanceReport[] | undefined;
 /** Reports from src/generated/conformance.json; none when publish did not write it (older data, the test fixture). */
 function reports(): ConformanceReport[] {
   if (reportsCache) return reportsCache;
-  const file = path.join(process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site"), "src", "generated", "conformance.json");
+  const file = path.join(
+    process.env.SAMEBOX_RESOLVED_SITE_DIR ?? path.resolve("site"),
+    "src",
+    "generated",
+    "conformance.json",
+  );
   if (!existsSync(file)) {
     reportsCache = [];
     return reportsCache;
@@ -70,7 +97,13 @@ function reports(): ConformanceReport[] {
 }
 
 // One scenario as a table row shows it (passed as a boolean, message and revisions always present), not the parser's ScenarioResult.
-export interface ScenarioRow { scenario: string; passed: boolean; message: string; spec_revisions: string[]; own: boolean }
+export interface ScenarioRow {
+  scenario: string;
+  passed: boolean;
+  message: string;
+  spec_revisions: string[];
+  own: boolean;
+}
 export interface ConformanceRow {
   system: string;
   /** the MCP server (mcp-db; "" where the system is the server, mcp-servers) */
@@ -103,26 +136,67 @@ function scenarioName(metric: string, known: string[]): string {
  * The conformance results of a study: from run PREFER when it ran the suite for the study, else from the
  * newest run that did (RUNS in any order). One row per system × server × variant, in record order.
  */
-export function conformanceOf(study: string, prefer: RunManifest | undefined, runs: RunManifest[], records: ResultRecord[]): Conformance | undefined {
-  const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === CONFORMANCE_WORKLOAD && r.metric.startsWith("conformance_") && r.t === null);
+export function conformanceOf(
+  study: string,
+  prefer: RunManifest | undefined,
+  runs: RunManifest[],
+  records: ResultRecord[],
+): Conformance | undefined {
+  const rs = records.filter(
+    (r) =>
+      r.source === "measured" &&
+      r.study === study &&
+      r.workload === CONFORMANCE_WORKLOAD &&
+      r.metric.startsWith("conformance_") &&
+      r.t === null,
+  );
   if (rs.length === 0) return undefined;
   const withIt = new Set(rs.map((r) => r.run_id));
-  const run = prefer && withIt.has(prefer.run_id) ? prefer : [...runs].filter((m) => withIt.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+  const run =
+    prefer && withIt.has(prefer.run_id)
+      ? prefer
+      : [...runs].filter((m) => withIt.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
   if (!run) return undefined;
   const mine = rs.filter((r) => r.run_id === run.run_id);
   const reps = reports().filter((p) => p.run_id === run.run_id && p.study === study);
-  const known = [...new Set([...reps.flatMap((p) => p.scenarios.map((s) => s.scenario)), ...(scenariosDoc()?.applicable.map((a) => a.scenario) ?? [])])];
+  const known = [
+    ...new Set([
+      ...reps.flatMap((p) => p.scenarios.map((s) => s.scenario)),
+      ...(scenariosDoc()?.applicable.map((a) => a.scenario) ?? []),
+    ]),
+  ];
   const rows = new Map<string, ConformanceRow>();
   for (const r of mine) {
     const key = `${r.system}\u0000${r.server}\u0000${r.variant}`;
-    const same = (x: { system: string; server: string; variant: string }) => x.system === r.system && x.server === r.server && x.variant === r.variant;
+    const same = (x: { system: string; server: string; variant: string }) =>
+      x.system === r.system && x.server === r.server && x.variant === r.variant;
     const report = reps.find(same);
-    const row = rows.get(key) ?? rows.set(key, { system: r.system, server: r.server, variant: r.variant, version: r.system_version, passed: 0, applicable: 0, scenarios: [], failed: [], negotiated: report?.negotiated ?? [] }).get(key)!;
+    const row =
+      rows.get(key) ??
+      rows
+        .set(key, {
+          system: r.system,
+          server: r.server,
+          variant: r.variant,
+          version: r.system_version,
+          passed: 0,
+          applicable: 0,
+          scenarios: [],
+          failed: [],
+          negotiated: report?.negotiated ?? [],
+        })
+        .get(key)!;
     if (r.repetition !== Math.min(...mine.filter(same).map((x) => x.repetition))) continue;
     if (TOTALS.has(r.metric)) continue;
     const scenario = scenarioName(r.metric, known);
     const rep = report?.scenarios.find((s) => s.scenario === scenario);
-    row.scenarios.push({ scenario, passed: r.value === 1, message: rep?.message ?? "", spec_revisions: rep?.spec_revisions ?? [], own: rep?.own ?? scenarioMeaning(scenario).own });
+    row.scenarios.push({
+      scenario,
+      passed: r.value === 1,
+      message: rep?.message ?? "",
+      spec_revisions: rep?.spec_revisions ?? [],
+      own: rep?.own ?? scenarioMeaning(scenario).own,
+    });
   }
   for (const row of rows.values()) {
     row.failed = row.scenarios.filter((s) => !s.passed);
@@ -131,7 +205,13 @@ export function conformanceOf(study: string, prefer: RunManifest | undefined, ru
   }
   const suite = [...new Set(reps.map((p) => p.suite_version).filter(Boolean))];
   const revisions = [...new Set(reps.flatMap((p) => p.scenarios.flatMap((s) => s.spec_revisions)))].sort();
-  return { run, suite_version: suite.join(", "), rows: [...rows.values()], revisions, client: run.tools?.["mcp-load_client_conformance"] ?? "" };
+  return {
+    run,
+    suite_version: suite.join(", "),
+    rows: [...rows.values()],
+    revisions,
+    client: run.tools?.["mcp-load_client_conformance"] ?? "",
+  };
 }
 
 /** The revision the server answered to mcp-load's (the load client's), e.g. "2025-06-18", or "" when not recorded. */
@@ -151,11 +231,37 @@ export function shortConformance(row: ConformanceRow | undefined): string {
 // Each pair is [default server, safe server], as the mcp-db records' server field names them.
 export const SAFE_PAIRS: ReadonlyArray<readonly [string, string]> = [["toolbox", "toolboxsafe"]];
 
-interface Stat { median: number; n: number }
-interface PairCell { workload: string; system: string; server: string; state: string; concurrency: number; metric(name: string): Stat | undefined }
-export interface SafetyRow { workload: string; system: string; state: string; concurrency: number; server: string; safe: string; plain: Stat; guarded: Stat; ratio: number; paired?: PairedRatio }
+interface Stat {
+  median: number;
+  n: number;
+}
+interface PairCell {
+  workload: string;
+  system: string;
+  server: string;
+  state: string;
+  concurrency: number;
+  metric(name: string): Stat | undefined;
+}
+export interface SafetyRow {
+  workload: string;
+  system: string;
+  state: string;
+  concurrency: number;
+  server: string;
+  safe: string;
+  plain: Stat;
+  guarded: Stat;
+  ratio: number;
+  paired?: PairedRatio;
+}
 /** Safe ÷ default per repetition (both ran back to back in one visit), geometric mean with its 95 % interval. */
-export interface PairedRatio { n: number; ratio: number; lo: number; hi: number }
+export interface PairedRatio {
+  n: number;
+  ratio: number;
+  lo: number;
+  hi: number;
+}
 
 /**
  * The paired ratio of two per-repetition series (repetition -> value): a Student-t interval on the log
@@ -163,7 +269,9 @@ export interface PairedRatio { n: number; ratio: number; lo: number; hi: number 
  * ISMM 2013). Undefined below 2 pairs.
  */
 export function pairedRatio(plain: Map<number, number>, guarded: Map<number, number>): PairedRatio | undefined {
-  const logs = [...plain].filter(([rep, v]) => v > 0 && (guarded.get(rep) ?? 0) > 0).map(([rep, v]) => Math.log(guarded.get(rep)! / v));
+  const logs = [...plain]
+    .filter(([rep, v]) => v > 0 && (guarded.get(rep) ?? 0) > 0)
+    .map(([rep, v]) => Math.log(guarded.get(rep)! / v));
   const n = logs.length;
   if (n < 2) return undefined;
   const mean = logs.reduce((a, b) => a + b, 0) / n;
@@ -173,11 +281,22 @@ export function pairedRatio(plain: Map<number, number>, guarded: Map<number, num
 }
 
 /** Throughput per repetition of one cell of a run, from its scalar records. */
-export function throughputByRepetition(records: ResultRecord[], run: string, at: { workload: string; system: string; server: string; variant: string; concurrency: number }): Map<number, number> {
+export function throughputByRepetition(
+  records: ResultRecord[],
+  run: string,
+  at: { workload: string; system: string; server: string; variant: string; concurrency: number },
+): Map<number, number> {
   const out = new Map<number, number>();
   for (const r of records) {
     if (r.run_id !== run || r.study !== "mcp-db" || r.t !== null || r.metric !== "throughput") continue;
-    if (r.workload === at.workload && r.system === at.system && r.server === at.server && r.variant === at.variant && r.concurrency === at.concurrency) out.set(r.repetition, r.value);
+    if (
+      r.workload === at.workload &&
+      r.system === at.system &&
+      r.server === at.server &&
+      r.variant === at.variant &&
+      r.concurrency === at.concurrency
+    )
+      out.set(r.repetition, r.value);
   }
   return out;
 }
@@ -187,11 +306,29 @@ export function safetyCost(cells: PairCell[]): SafetyRow[] {
   const out: SafetyRow[] = [];
   for (const [server, safe] of SAFE_PAIRS) {
     for (const c of cells.filter((x) => x.server === server && x.metric("throughput"))) {
-      const s = cells.find((x) => x.server === safe && x.workload === c.workload && x.system === c.system && x.state === c.state && x.concurrency === c.concurrency && x.metric("throughput"));
+      const s = cells.find(
+        (x) =>
+          x.server === safe &&
+          x.workload === c.workload &&
+          x.system === c.system &&
+          x.state === c.state &&
+          x.concurrency === c.concurrency &&
+          x.metric("throughput"),
+      );
       if (!s) continue;
       const plain = c.metric("throughput")!;
       const guarded = s.metric("throughput")!;
-      out.push({ workload: c.workload, system: c.system, state: c.state, concurrency: c.concurrency, server, safe, plain, guarded, ratio: guarded.median / plain.median });
+      out.push({
+        workload: c.workload,
+        system: c.system,
+        state: c.state,
+        concurrency: c.concurrency,
+        server,
+        safe,
+        plain,
+        guarded,
+        ratio: guarded.median / plain.median,
+      });
     }
   }
   return out;

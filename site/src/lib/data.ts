@@ -4,7 +4,16 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import recordSchema from "../../../pipeline/schema/record.schema.json";
-import type { Profile, ResultRecord, RunCatalogues, RunManifest, SiteCatalog, SiteStudy, SiteSystem, SiteWorkload } from "../../../pipeline/schema/types.ts";
+import type {
+  Profile,
+  ResultRecord,
+  RunCatalogues,
+  RunManifest,
+  SiteCatalog,
+  SiteStudy,
+  SiteSystem,
+  SiteWorkload,
+} from "../../../pipeline/schema/types.ts";
 
 // Shapes of the published files: generated from pipeline/schema/*.schema.json (npm run gen-types).
 export type { ResultRecord, RunManifest, Profile };
@@ -31,7 +40,9 @@ export function publishedFileExists(rel: string): boolean {
 export function readGenerated(name: string): unknown {
   const file = path.join(siteDir(), "src", "generated", name);
   if (!existsSync(file)) {
-    throw new Error(`samebox site: ${file} is missing; run \`npm run publish-data\` first (or set SAMEBOX_SITE_DIR to a folder holding src/generated/)`);
+    throw new Error(
+      `samebox site: ${file} is missing; run \`npm run publish-data\` first (or set SAMEBOX_SITE_DIR to a folder holding src/generated/)`,
+    );
   }
   try {
     return JSON.parse(readFileSync(file, "utf8"));
@@ -50,20 +61,28 @@ export function loadSiteData() {
   records.forEach((r, i) => {
     if (!validate(r)) {
       const e = validate.errors?.[0];
-      throw new Error(`samebox site: records.json[${i}] ${e?.instancePath || "(record)"} ${e?.message}; records must follow pipeline/schema/record.schema.json`);
+      throw new Error(
+        `samebox site: records.json[${i}] ${e?.instancePath || "(record)"} ${e?.message}; records must follow pipeline/schema/record.schema.json`,
+      );
     }
   });
   const runs = readGenerated("runs.json");
   if (!Array.isArray(runs)) throw new Error("samebox site: runs.json must be an array of run manifests");
   runs.forEach((m, i) => {
     for (const k of ["run_id", "profile", "started_at", "machine", "cells", "summary"]) {
-      if (!(k in (m as object))) throw new Error(`samebox site: runs.json[${i}] lacks "${k}"; manifests must follow pipeline/schema/manifest.schema.json`);
+      if (!(k in (m as object)))
+        throw new Error(
+          `samebox site: runs.json[${i}] lacks "${k}"; manifests must follow pipeline/schema/manifest.schema.json`,
+        );
     }
   });
   // studies.json is either the array of studies or { studies, profiles }.
-  const raw = readGenerated("studies.json") as Study[] | { studies: Study[]; profiles?: Profile[] | Record<string, Profile> };
+  const raw = readGenerated("studies.json") as
+    | Study[]
+    | { studies: Study[]; profiles?: Profile[] | Record<string, Profile> };
   const studies = Array.isArray(raw) ? raw : raw.studies;
-  if (!Array.isArray(studies)) throw new Error('samebox site: studies.json must be an array of studies or {"studies": [...], "profiles": [...]}');
+  if (!Array.isArray(studies))
+    throw new Error('samebox site: studies.json must be an array of studies or {"studies": [...], "profiles": [...]}');
   const rawProfiles = Array.isArray(raw) ? [] : (raw.profiles ?? []);
   const profiles = Array.isArray(rawProfiles) ? rawProfiles : Object.values(rawProfiles);
   cache = {
@@ -78,6 +97,9 @@ export function loadSiteData() {
 let catalogues: RunCatalogues | undefined;
 /** catalogues.json: per run and study, the claims the run ran with; {} when publish did not write it (older data, the fixture). */
 export function runCatalogues(): RunCatalogues {
-  if (!catalogues) catalogues = existsSync(path.join(siteDir(), "src", "generated", "catalogues.json")) ? (readGenerated("catalogues.json") as RunCatalogues) : {};
+  if (!catalogues)
+    catalogues = existsSync(path.join(siteDir(), "src", "generated", "catalogues.json"))
+      ? (readGenerated("catalogues.json") as RunCatalogues)
+      : {};
   return catalogues;
 }

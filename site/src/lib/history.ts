@@ -29,7 +29,13 @@ export interface MetricHistory {
 }
 
 /** Every metric of one study × workload over all measured runs; cells keyed `${run_id}|${system}`. */
-export function workloadHistory(study: string, workload: string, runs: RunManifest[], records: ResultRecord[], studyHeadlines: Record<string, string> = {}): MetricHistory[] {
+export function workloadHistory(
+  study: string,
+  workload: string,
+  runs: RunManifest[],
+  records: ResultRecord[],
+  studyHeadlines: Record<string, string> = {},
+): MetricHistory[] {
   const rs = records.filter((r) => r.source === "measured" && r.study === study && r.workload === workload);
   const stats = cellStats(rs);
   const ordered = measuredRuns(runs, rs);
@@ -38,16 +44,19 @@ export function workloadHistory(study: string, workload: string, runs: RunManife
   metrics.sort((a, b) => (a === head ? -1 : b === head ? 1 : a.localeCompare(b)));
   return metrics.map((metric) => {
     const ms = stats.filter((c) => c.metric === metric);
-    const machines = [...new Set(ordered.map(machineKey))].map((machine) => {
-      const mruns = ordered.filter((m) => machineKey(m) === machine && ms.some((c) => c.run_id === m.run_id));
-      const cells = new Map<string, CellStat[]>();
-      for (const c of ms) {
-        const k = `${c.run_id}|${c.system}`;
-        (cells.get(k) ?? cells.set(k, []).get(k)!).push(c);
-      }
-      for (const v of cells.values()) v.sort((a, b) => a.concurrency - b.concurrency || serverVariantLabel(a).localeCompare(serverVariantLabel(b)));
-      return { machine, runs: mruns, cells };
-    }).filter((g) => g.runs.length > 0);
+    const machines = [...new Set(ordered.map(machineKey))]
+      .map((machine) => {
+        const mruns = ordered.filter((m) => machineKey(m) === machine && ms.some((c) => c.run_id === m.run_id));
+        const cells = new Map<string, CellStat[]>();
+        for (const c of ms) {
+          const k = `${c.run_id}|${c.system}`;
+          (cells.get(k) ?? cells.set(k, []).get(k)!).push(c);
+        }
+        for (const v of cells.values())
+          v.sort((a, b) => a.concurrency - b.concurrency || serverVariantLabel(a).localeCompare(serverVariantLabel(b)));
+        return { machine, runs: mruns, cells };
+      })
+      .filter((g) => g.runs.length > 0);
     return { metric, unit: ms[0].unit, systems: [...new Set(ms.map((c) => c.system))].sort(), machines };
   });
 }
@@ -80,8 +89,15 @@ export interface RunDiff {
 }
 
 // server and variant as one part (faucet-indexed), so a key reads as before the server field
-export const cellKey = (c: { study: string; workload: string; system: string; server?: string; variant: string; concurrency: number; metric: string }) =>
-  [c.study, c.workload, c.system, serverVariantLabel(c) || "-", `c${c.concurrency}`, c.metric].join("|");
+export const cellKey = (c: {
+  study: string;
+  workload: string;
+  system: string;
+  server?: string;
+  variant: string;
+  concurrency: number;
+  metric: string;
+}) => [c.study, c.workload, c.system, serverVariantLabel(c) || "-", `c${c.concurrency}`, c.metric].join("|");
 
 function flatten(prefix: string, v: unknown, out: Map<string, string>) {
   if (v !== null && typeof v === "object" && !Array.isArray(v)) {
@@ -91,13 +107,23 @@ function flatten(prefix: string, v: unknown, out: Map<string, string>) {
 
 /** Machine, profile, commit, tool and system versions, system config and run config that differ between two runs. */
 export function setupDifferences(a: RunManifest, b: RunManifest): SetupDifference[] {
-  const pick = (m: RunManifest) => ({ profile: m.profile, commit: `${m.commit}${m.dirty ? " (dirty)" : ""}`, machine: m.machine, tools: m.tools, systems: m.systems, config: m.config, studies: m.studies });
+  const pick = (m: RunManifest) => ({
+    profile: m.profile,
+    commit: `${m.commit}${m.dirty ? " (dirty)" : ""}`,
+    machine: m.machine,
+    tools: m.tools,
+    systems: m.systems,
+    config: m.config,
+    studies: m.studies,
+  });
   const fa = new Map<string, string>();
   const fb = new Map<string, string>();
   flatten("", pick(a), fa);
   flatten("", pick(b), fb);
   const keys = [...new Set([...fa.keys(), ...fb.keys()])].sort();
-  return keys.filter((k) => (fa.get(k) ?? "") !== (fb.get(k) ?? "")).map((k) => ({ what: k, a: fa.get(k) ?? "(absent)", b: fb.get(k) ?? "(absent)" }));
+  return keys
+    .filter((k) => (fa.get(k) ?? "") !== (fb.get(k) ?? ""))
+    .map((k) => ({ what: k, a: fa.get(k) ?? "(absent)", b: fb.get(k) ?? "(absent)" }));
 }
 
 export function runDiff(a: RunManifest, b: RunManifest, records: ResultRecord[]): RunDiff {
@@ -115,13 +141,26 @@ export function runDiff(a: RunManifest, b: RunManifest, records: ResultRecord[])
     const hi = ivOk ? (ca.ci.lo > 0 ? cb.ci.hi / ca.ci.lo : Infinity) : undefined;
     const significant = beyondNoise(ca.ci, cb.ci);
     const up = cb.ci.mean > ca.ci.mean;
-    const change = significant === undefined ? "unknown" : !significant ? "same" : up === higherIsBetter(ca.unit) ? "better" : "worse";
+    const change =
+      significant === undefined
+        ? "unknown"
+        : !significant
+          ? "same"
+          : up === higherIsBetter(ca.unit)
+            ? "better"
+            : "worse";
     rows.push({ key: cellKey(ca), a: ca, b: cb, ratio, lo, hi, significant, change });
   }
   const rank = (r: DiffRow) => (r.significant ? 0 : r.significant === undefined ? 1 : 2);
-  rows.sort((x, y) => rank(x) - rank(y) || Math.abs(Math.log(y.ratio)) - Math.abs(Math.log(x.ratio)) || x.key.localeCompare(y.key));
+  rows.sort(
+    (x, y) =>
+      rank(x) - rank(y) || Math.abs(Math.log(y.ratio)) - Math.abs(Math.log(x.ratio)) || x.key.localeCompare(y.key),
+  );
   return {
-    a, b, sameMachine: machineKey(a) === machineKey(b), rows,
+    a,
+    b,
+    sameMachine: machineKey(a) === machineKey(b),
+    rows,
     onlyA: sa.filter((c) => !mb.has(cellKey(c))).length,
     onlyB: sb.filter((c) => !ka.has(cellKey(c))).length,
     setup: setupDifferences(a, b),
@@ -135,11 +174,22 @@ export const MAX_DIFF_PAGES = 60;
 export function diffPairs(runs: RunManifest[], records: ResultRecord[]): [RunManifest, RunManifest][] {
   const ordered = measuredRuns(runs, records);
   const studiesOf = new Map<string, Set<string>>();
-  for (const r of records) if (r.source === "measured") (studiesOf.get(r.run_id) ?? studiesOf.set(r.run_id, new Set()).get(r.run_id)!).add(r.study);
-  const share = (x: RunManifest, y: RunManifest) => [...(studiesOf.get(x.run_id) ?? [])].some((s) => studiesOf.get(y.run_id)?.has(s));
+  for (const r of records)
+    if (r.source === "measured")
+      (studiesOf.get(r.run_id) ?? studiesOf.set(r.run_id, new Set()).get(r.run_id)!).add(r.study);
+  const share = (x: RunManifest, y: RunManifest) =>
+    [...(studiesOf.get(x.run_id) ?? [])].some((s) => studiesOf.get(y.run_id)?.has(s));
   const all: [RunManifest, RunManifest][] = [];
-  for (let i = 0; i < ordered.length; i++) for (let j = i + 1; j < ordered.length; j++) if (share(ordered[i], ordered[j])) all.push([ordered[i], ordered[j]]);
+  for (let i = 0; i < ordered.length; i++)
+    for (let j = i + 1; j < ordered.length; j++) if (share(ordered[i], ordered[j])) all.push([ordered[i], ordered[j]]);
   if (all.length <= MAX_DIFF_PAGES) return all;
   const newest = ordered.at(-1)!;
-  return all.filter(([x, y]) => y === newest || (machineKey(x) === machineKey(y) && !ordered.slice(ordered.indexOf(x) + 1, ordered.indexOf(y)).some((m) => machineKey(m) === machineKey(x) && share(x, m))));
+  return all.filter(
+    ([x, y]) =>
+      y === newest ||
+      (machineKey(x) === machineKey(y) &&
+        !ordered
+          .slice(ordered.indexOf(x) + 1, ordered.indexOf(y))
+          .some((m) => machineKey(m) === machineKey(x) && share(x, m))),
+  );
 }

@@ -24,15 +24,23 @@ export type HeadlineRules = Record<string, string>;
 /** SQL for the throughput metric of COLUMN's workload: a study's headline metric where it names one, else tps. */
 export function throughputMetricSql(rules: HeadlineRules, column = "workload"): string {
   const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
-  const whens = Object.entries(rules).filter(([, m]) => m !== "tps").map(([w, m]) => `WHEN ${column} = ${q(w)} THEN ${q(m)}`);
+  const whens = Object.entries(rules)
+    .filter(([, m]) => m !== "tps")
+    .map(([w, m]) => `WHEN ${column} = ${q(w)} THEN ${q(m)}`);
   return whens.length ? `CASE ${whens.join(" ")} ELSE 'tps' END` : "'tps'";
 }
 
 /** The Explore page's presets: the cross-study ones, then each study's (catalogue order), then runs and raw. */
-export function explorePresets(studies: Array<{ explore_presets?: Preset[]; headline_metrics?: HeadlineRules }>): Preset[] {
+export function explorePresets(
+  studies: Array<{ explore_presets?: Preset[]; headline_metrics?: HeadlineRules }>,
+): Preset[] {
   const rules: HeadlineRules = Object.assign({}, ...studies.map((s) => s.headline_metrics ?? {}));
   const [head, tail] = crossStudyPresets(rules);
-  return [...head, ...studies.flatMap((s) => (s.explore_presets ?? []).map(({ id, label, sql }) => ({ id, label, sql }))), ...tail];
+  return [
+    ...head,
+    ...studies.flatMap((s) => (s.explore_presets ?? []).map(({ id, label, sql }) => ({ id, label, sql }))),
+    ...tail,
+  ];
 }
 
 function crossStudyPresets(rules: HeadlineRules): [Preset[], Preset[]] {
@@ -85,7 +93,7 @@ WHERE source IN ('measured', 'yours') AND metric IN ('tps', 'qps') AND t IS NULL
 GROUP BY workload, system, run_id
 ORDER BY spread_pct DESC;`,
     },
-    ];
+  ];
   const tail: Preset[] = [
     {
       id: "runs",
@@ -103,6 +111,6 @@ ORDER BY run_id DESC;`,
       label: "Raw records of the latest run (first 200)",
       sql: `SELECT * FROM results WHERE ${inComparedRuns} LIMIT 200;`,
     },
-];
+  ];
   return [head, tail];
 }

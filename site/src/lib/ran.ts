@@ -37,7 +37,10 @@ function load(): Ran {
     throw e;
   }
   const r = raw as Ran;
-  if (!r || typeof r !== "object" || !Array.isArray(r.cells) || typeof r.texts !== "object") throw new Error('samebox site: ran.json must be {"head_cap", "texts": {...}, "cells": [...]} as samebox publish writes it');
+  if (!r || typeof r !== "object" || !Array.isArray(r.cells) || typeof r.texts !== "object")
+    throw new Error(
+      'samebox site: ran.json must be {"head_cap", "texts": {...}, "cells": [...]} as samebox publish writes it',
+    );
   ran = r;
   return ran;
 }
@@ -53,17 +56,34 @@ export function ranGroups(runId: string, study: string, workload: string): RanGr
     if (c.run_id !== runId || c.study !== study || c.workload !== workload) continue;
     for (const f of c.files) {
       const text = r.texts[f.text];
-      if (!text) throw new Error(`samebox site: ran.json cell ${c.run_id} ${c.study}.${c.workload}.${c.system} names text ${f.text}, which is not in "texts"`);
+      if (!text)
+        throw new Error(
+          `samebox site: ran.json cell ${c.run_id} ${c.study}.${c.workload}.${c.system} names text ${f.text}, which is not in "texts"`,
+        );
       const key = `${f.name}\u0000${f.text}`;
       const g = groups.get(key) ?? { name: f.name, sha: f.text, text, by: [] };
-      g.by.push({ system: c.system, variant: serverVariantLabel(c), concurrency: c.concurrency, repetitions: [...f.repetitions].sort((a, b) => a - b) });
+      g.by.push({
+        system: c.system,
+        variant: serverVariantLabel(c),
+        concurrency: c.concurrency,
+        repetitions: [...f.repetitions].sort((a, b) => a - b),
+      });
       groups.set(key, g);
     }
   }
-  const rank = (n: string) => (fileOrder.indexOf(n) + 1 || 99);
+  const rank = (n: string) => fileOrder.indexOf(n) + 1 || 99;
   return [...groups.values()]
-    .map((g) => ({ ...g, by: g.by.sort((a, b) => a.system.localeCompare(b.system) || a.variant.localeCompare(b.variant) || a.concurrency - b.concurrency) }))
-    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || a.by[0].system.localeCompare(b.by[0].system));
+    .map((g) => ({
+      ...g,
+      by: g.by.sort(
+        (a, b) =>
+          a.system.localeCompare(b.system) || a.variant.localeCompare(b.variant) || a.concurrency - b.concurrency,
+      ),
+    }))
+    .sort(
+      (a, b) =>
+        rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || a.by[0].system.localeCompare(b.by[0].system),
+    );
 }
 
 /** Whether any cell of RUN × STUDY kept a what-ran file. */

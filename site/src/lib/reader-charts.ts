@@ -18,7 +18,12 @@ export function claimLabels(rows: ClaimVerdict[]): string[] {
   const side = (s: ClaimSide) => `${systemLabel(s.system)}${label(s) ? ` ${label(s)}` : ""}`;
   const cut = (t: string) => (t.length > LABEL_MAX ? `${t.slice(0, LABEL_MAX - 1)}…` : t);
   const base = rows.map(({ claim: c }) => {
-    const what = c.workload === "*" ? c.metric : c.each_of ? `${c.each_of.length} workloads, ${c.metric}` : `${c.workload} ${c.metric}`;
+    const what =
+      c.workload === "*"
+        ? c.metric
+        : c.each_of
+          ? `${c.each_of.length} workloads, ${c.metric}`
+          : `${c.workload} ${c.metric}`;
     return cut(`${side(c.a)} ÷ ${side(c.b)}, ${what}`);
   });
   const seen = new Map<string, number>();
@@ -35,7 +40,12 @@ export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { comp
   const labelOf = new Map(rows.map((r, i) => [r, labels[i]]));
   const ours = rows.filter((r) => r.ratio !== undefined && Number.isFinite(r.ratio) && r.ratio > 0);
   const intervals = ours.filter((r) => r.hasInterval && r.lo! > 0 && Number.isFinite(r.hi));
-  const all = [...rows.map((r) => r.publishedRatio), ...ours.map((r) => r.ratio!), ...intervals.flatMap((r) => [r.lo!, r.hi!]), 1];
+  const all = [
+    ...rows.map((r) => r.publishedRatio),
+    ...ours.map((r) => r.ratio!),
+    ...intervals.flatMap((r) => [r.lo!, r.hi!]),
+    1,
+  ];
   const lo = Math.min(...all) / 1.3;
   const hi = Math.max(...all) * 1.3;
   return render(
@@ -46,15 +56,41 @@ export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { comp
       marginLeft: Math.min(320, 20 + 6.6 * Math.max(...labels.map((l) => l.length))),
       marginRight: 20,
       marginBottom: 40,
-      x: { type: "log", domain: [lo, hi], label: "times better: claimed system ÷ the other (log scale) →", grid: true, tickFormat: (d: number) => `${num(d)}×` },
+      x: {
+        type: "log",
+        domain: [lo, hi],
+        label: "times better: claimed system ÷ the other (log scale) →",
+        grid: true,
+        tickFormat: (d: number) => `${num(d)}×`,
+      },
       y: { label: null, domain: labels },
       color: { domain: Object.keys(verdictColor), range: Object.values(verdictColor), legend: !opts.compact },
       marks: [
         Plot.ruleY(labels, { stroke: "#eee" }),
         Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
-        Plot.ruleY(intervals, { y: (d: ClaimVerdict) => labelOf.get(d), x1: "lo", x2: "hi", stroke: (d: ClaimVerdict) => d.verdict, strokeWidth: 2 }),
-        Plot.dot(rows, { y: (d: ClaimVerdict) => labelOf.get(d), x: "publishedRatio", symbol: "diamond", r: 5, stroke: "#8a5a00", fill: "#fff", strokeWidth: 1.5 }),
-        Plot.dot(ours, { y: (d: ClaimVerdict) => labelOf.get(d), x: "ratio", r: 5, fill: (d: ClaimVerdict) => d.verdict, stroke: "#fff" }),
+        Plot.ruleY(intervals, {
+          y: (d: ClaimVerdict) => labelOf.get(d),
+          x1: "lo",
+          x2: "hi",
+          stroke: (d: ClaimVerdict) => d.verdict,
+          strokeWidth: 2,
+        }),
+        Plot.dot(rows, {
+          y: (d: ClaimVerdict) => labelOf.get(d),
+          x: "publishedRatio",
+          symbol: "diamond",
+          r: 5,
+          stroke: "#8a5a00",
+          fill: "#fff",
+          strokeWidth: 1.5,
+        }),
+        Plot.dot(ours, {
+          y: (d: ClaimVerdict) => labelOf.get(d),
+          x: "ratio",
+          r: 5,
+          fill: (d: ClaimVerdict) => d.verdict,
+          stroke: "#fff",
+        }),
       ],
     },
     text,
@@ -62,7 +98,11 @@ export function verdictChart(rows: ClaimVerdict[], text: ChartText, opts: { comp
 }
 
 /** One metric of one workload over runs: each system's mean with its 95 % interval, runs in time order. */
-export function historyChart(rows: { run: string; system: string; mean: number; lo?: number; hi?: number }[], unit: string, text: ChartText): string {
+export function historyChart(
+  rows: { run: string; system: string; mean: number; lo?: number; hi?: number }[],
+  unit: string,
+  text: ChartText,
+): string {
   const runs = [...new Set(rows.map((r) => r.run))];
   const withIv = rows.filter((r) => r.lo !== undefined && Number.isFinite(r.lo) && Number.isFinite(r.hi));
   return render(

@@ -40,30 +40,49 @@ export function parseRecordFile(name: string, text: string): RecordRow[] {
         rows.push(JSON.parse(line));
         lineOf.push(i + 1);
       } catch (e) {
-        throw new RecordFileError(`${name} line ${i + 1}: not valid JSON (${(e as Error).message}); each line must be one record object`);
+        throw new RecordFileError(
+          `${name} line ${i + 1}: not valid JSON (${(e as Error).message}); each line must be one record object`,
+        );
       }
     });
     rowLabel = (i) => `line ${lineOf[i]}`;
   } else if (lower.endsWith(".csv")) {
     const parsed = csvParse(text);
     const missing = columns.filter((c) => !parsed.columns.includes(c));
-    if (missing.length) throw new RecordFileError(`${name}: header lacks ${missing.map((c) => `"${c}"`).join(", ")}; a records.csv header has ${columns.join(",")}`);
+    if (missing.length)
+      throw new RecordFileError(
+        `${name}: header lacks ${missing.map((c) => `"${c}"`).join(", ")}; a records.csv header has ${columns.join(",")}`,
+      );
     rows = parsed.map((r) => Object.fromEntries(parsed.columns.map((c) => [c, typed(c, r[c] ?? "")])));
     rowLabel = (i) => `row ${i + 1} (line ${i + 2})`;
   } else {
-    throw new RecordFileError(`${name}: not a records file; drop records.csv or records.jsonl from a data/runs/<run-id>/ folder`);
+    throw new RecordFileError(
+      `${name}: not a records file; drop records.csv or records.jsonl from a data/runs/<run-id>/ folder`,
+    );
   }
   if (rows.length === 0) throw new RecordFileError(`${name}: no records; a run's records file has one record per line`);
-  if (rows.length > MAX_ROWS) throw new RecordFileError(`${name}: ${rows.length} records, more than the ${MAX_ROWS} Explore loads; drop one run's file`);
+  if (rows.length > MAX_ROWS)
+    throw new RecordFileError(
+      `${name}: ${rows.length} records, more than the ${MAX_ROWS} Explore loads; drop one run's file`,
+    );
   rows.forEach((r, i) => {
     if (!validate(r)) {
       const e = validate.errors![0];
-      const field = e.instancePath ? e.instancePath.slice(1) : (e.params as { additionalProperty?: string; missingProperty?: string }).additionalProperty ?? (e.params as { missingProperty?: string }).missingProperty ?? "(record)";
+      const field = e.instancePath
+        ? e.instancePath.slice(1)
+        : ((e.params as { additionalProperty?: string; missingProperty?: string }).additionalProperty ??
+          (e.params as { missingProperty?: string }).missingProperty ??
+          "(record)");
       const got = e.instancePath ? ` (got ${JSON.stringify(r[field])})` : "";
       const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
-      throw new RecordFileError(`${name} ${rowLabel(i)}, field "${field}": ${e.message}${allowed ? ` ${allowed.join(", ")}` : ""}${got}; records must follow pipeline/schema/record.schema.json`);
+      throw new RecordFileError(
+        `${name} ${rowLabel(i)}, field "${field}": ${e.message}${allowed ? ` ${allowed.join(", ")}` : ""}${got}; records must follow pipeline/schema/record.schema.json`,
+      );
     }
-    if (r.source !== "measured") throw new RecordFileError(`${name} ${rowLabel(i)}, field "source": "${r.source}" — only measured records (a data/runs/<run-id>/ file) can be compared`);
+    if (r.source !== "measured")
+      throw new RecordFileError(
+        `${name} ${rowLabel(i)}, field "source": "${r.source}" — only measured records (a data/runs/<run-id>/ file) can be compared`,
+      );
   });
   return rows;
 }

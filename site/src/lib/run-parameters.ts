@@ -25,8 +25,15 @@ export function parameterRows(study: Study, run: RunManifest | undefined): Param
   const declared = (study.parameters ?? {}) as Record<string, { default?: unknown; seed?: unknown; what?: string }>;
   const cfg = (run?.config as { studies?: Record<string, StudyRunConfig> } | undefined)?.studies?.[study.name];
   const env = cfg?.env ?? {};
-  const used = (k: string): string | undefined => (k === "THREADS" && cfg?.concurrency?.length ? cfg.concurrency.join(", ") : text(env[k]));
-  const rows: ParameterRow[] = Object.entries(declared).map(([name, p]) => ({ name, thisRun: used(name), defaultValue: text(p.default), seed: text(p.seed), what: p.what ?? "" }));
+  const used = (k: string): string | undefined =>
+    k === "THREADS" && cfg?.concurrency?.length ? cfg.concurrency.join(", ") : text(env[k]);
+  const rows: ParameterRow[] = Object.entries(declared).map(([name, p]) => ({
+    name,
+    thisRun: used(name),
+    defaultValue: text(p.default),
+    seed: text(p.seed),
+    what: p.what ?? "",
+  }));
   for (const [name, v] of Object.entries(env)) {
     if (!(name in declared)) rows.push({ name, thisRun: text(v), defaultValue: undefined, seed: undefined, what: "" });
   }

@@ -35,9 +35,15 @@ export function formulaText(metric: string, unit: string): string {
   return `${per}; a workload the system has no value for counts as ratio ${MISSING_RATIO}; score = geometric mean of the ratios over the selected workloads (1 = best on every workload; lower is better).`;
 }
 
-export function relativeScores(rows: ScoreInput[], sel: ScoreSelection): { scores: SystemScore[]; unit: string; workloads: string[] } {
+export function relativeScores(
+  rows: ScoreInput[],
+  sel: ScoreSelection,
+): { scores: SystemScore[]; unit: string; workloads: string[] } {
   const sys = new Set(sel.systems);
-  const use = rows.filter((r) => r.metric === sel.metric && sys.has(r.system) && sel.workloads.includes(r.workload) && Number.isFinite(r.value));
+  const use = rows.filter(
+    (r) =>
+      r.metric === sel.metric && sys.has(r.system) && sel.workloads.includes(r.workload) && Number.isFinite(r.value),
+  );
   const unit = use[0]?.unit ?? "";
   const hb = higherIsBetter(unit);
   const c = hb ? 0 : (TIME_OFFSET[unit] ?? 0);
@@ -49,13 +55,24 @@ export function relativeScores(rows: ScoreInput[], sel: ScoreSelection): { score
     const best = hb ? Math.max(...cells.map((r) => r.value)) : Math.min(...cells.map((r) => r.value));
     for (const s of sel.systems) {
       const cell = cells.find((r) => r.system === s);
-      const ratio = !cell ? MISSING_RATIO : hb ? (cell.value > 0 ? best / cell.value : MISSING_RATIO) : (cell.value + c) / (best + c);
+      const ratio = !cell
+        ? MISSING_RATIO
+        : hb
+          ? cell.value > 0
+            ? best / cell.value
+            : MISSING_RATIO
+          : (cell.value + c) / (best + c);
       logSum.set(s, (logSum.get(s) ?? 0) + Math.log(ratio));
       if (cell) measured.set(s, (measured.get(s) ?? 0) + 1);
     }
   }
   const scores = sel.systems
-    .map((s) => ({ system: s, score: workloads.length ? Math.exp((logSum.get(s) ?? 0) / workloads.length) : NaN, measured: measured.get(s) ?? 0, missing: workloads.length - (measured.get(s) ?? 0) }))
+    .map((s) => ({
+      system: s,
+      score: workloads.length ? Math.exp((logSum.get(s) ?? 0) / workloads.length) : NaN,
+      measured: measured.get(s) ?? 0,
+      missing: workloads.length - (measured.get(s) ?? 0),
+    }))
     .sort((a, b) => a.score - b.score || a.system.localeCompare(b.system));
   return { scores, unit, workloads };
 }

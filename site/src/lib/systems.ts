@@ -11,7 +11,8 @@ export function systemsTable(): Map<string, SiteSystem> {
   if (table) return table;
   const raw = readGenerated("studies.json") as { systems?: unknown } | unknown[];
   const list = Array.isArray(raw) ? [] : ((raw as { systems?: unknown }).systems ?? []);
-  if (!Array.isArray(list)) throw new Error('samebox site: studies.json "systems" must be an array of systems (name, label, kind, color, ...)');
+  if (!Array.isArray(list))
+    throw new Error('samebox site: studies.json "systems" must be an array of systems (name, label, kind, color, ...)');
   table = new Map((list as SiteSystem[]).map((s) => [s.name, s]));
   return table;
 }
@@ -67,7 +68,13 @@ export function readable(hex: string): string {
   const rgb = channels(hex);
   if (!rgb || contrastRatio(hex, PAGE_BACKGROUND) >= MIN_CONTRAST) return hex;
   for (let f = 0.98; f > 0; f -= 0.02) {
-    const c = `#${rgb.map((v) => Math.round(v * f).toString(16).padStart(2, "0")).join("")}`;
+    const c = `#${rgb
+      .map((v) =>
+        Math.round(v * f)
+          .toString(16)
+          .padStart(2, "0"),
+      )
+      .join("")}`;
     if (contrastRatio(c, PAGE_BACKGROUND) >= MIN_CONTRAST) return c;
   }
   return "#000000";

@@ -4,8 +4,26 @@
 // from one run: the newest that measured both of its sides enough times (else the one with the most repetitions); runs
 // and machines are never pooled. Read at build time; analysis pages stay free of JS.
 import { runCatalogues, type ResultRecord, type RunManifest, type Study } from "./data.ts";
-import { DEFAULT_JUDGE_OPTIONS, VERDICTS, claimHasWorkload, claimRegion, fmtRatio, judgeClaim, pairedRepetitions, regionText, workloadText, type ClaimJudgement, type Verdict } from "../../../pipeline/lib/verdicts.ts";
-import { chooseRun, countedRecords, judgeFromRun, scaleShortfall, studyEnvOf } from "../../../pipeline/lib/claim-run.ts";
+import {
+  DEFAULT_JUDGE_OPTIONS,
+  VERDICTS,
+  claimHasWorkload,
+  claimRegion,
+  fmtRatio,
+  judgeClaim,
+  pairedRepetitions,
+  regionText,
+  workloadText,
+  type ClaimJudgement,
+  type Verdict,
+} from "../../../pipeline/lib/verdicts.ts";
+import {
+  chooseRun,
+  countedRecords,
+  judgeFromRun,
+  scaleShortfall,
+  studyEnvOf,
+} from "../../../pipeline/lib/claim-run.ts";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 import { serverVariantLabel as label, stateOf } from "../../../pipeline/lib/servers.ts";
 
@@ -52,15 +70,32 @@ function missingWhy(claim: Claim, study: string, runs: RunManifest[], counted: R
   if (!finished.some((m) => m.cells.some((c) => c.study === study))) return `no run of ${study} yet`;
   const parts: string[] = [];
   for (const s of [claim.a, claim.b]) {
-    const planned = (c: RunManifest["cells"][number]) => c.study === study && c.system === s.system && claimHasWorkload(claim, c.workload)
-      && (s.server === undefined || c.server === s.server) && (s.variant === undefined || stateOf(c) === s.variant);
-    const measuredIn = finished.find((m) => counted.some((r) => r.run_id === m.run_id && r.system === s.system && r.metric === claim.metric && claimHasWorkload(claim, r.workload)
-      && (s.server === undefined || r.server === s.server) && (s.variant === undefined || r.variant === s.variant)));
+    const planned = (c: RunManifest["cells"][number]) =>
+      c.study === study &&
+      c.system === s.system &&
+      claimHasWorkload(claim, c.workload) &&
+      (s.server === undefined || c.server === s.server) &&
+      (s.variant === undefined || stateOf(c) === s.variant);
+    const measuredIn = finished.find((m) =>
+      counted.some(
+        (r) =>
+          r.run_id === m.run_id &&
+          r.system === s.system &&
+          r.metric === claim.metric &&
+          claimHasWorkload(claim, r.workload) &&
+          (s.server === undefined || r.server === s.server) &&
+          (s.variant === undefined || r.variant === s.variant),
+      ),
+    );
     if (measuredIn) continue;
     const m = finished.find((x) => x.cells.some(planned));
     const cell = m?.cells.find((c) => planned(c) && c.status !== "ok");
-    if (m && cell) parts.push(`${sideText(s)}: cell ${cell.status} in run ${m.run_id}${cell.reason ? ` — ${cell.reason}` : ""}`);
-    else parts.push(`${sideText(s)} was not measured on ${claim.workload === "*" ? "any workload" : workloadText(claim)} (${claim.metric}) in any run`);
+    if (m && cell)
+      parts.push(`${sideText(s)}: cell ${cell.status} in run ${m.run_id}${cell.reason ? ` — ${cell.reason}` : ""}`);
+    else
+      parts.push(
+        `${sideText(s)} was not measured on ${claim.workload === "*" ? "any workload" : workloadText(claim)} (${claim.metric}) in any run`,
+      );
   }
   return `${parts.length ? parts.join("; ") : `no single run measured both ${sideText(claim.a)} and ${sideText(claim.b)} on ${claim.workload === "*" ? "a common workload" : workloadText(claim)} (${claim.metric}); runs are never pooled`}.`;
 }
@@ -84,7 +119,10 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
   const claims = study.claims;
   if (!claims) return undefined;
   // Only the study's records of cells whose manifest status is "ok" count (pipeline/lib/verdicts.ts countedRecords).
-  const counted = countedRecords(records.filter((r) => r.study === study.name), runs);
+  const counted = countedRecords(
+    records.filter((r) => r.study === study.name),
+    runs,
+  );
   const minRepetitions = MIN_REPETITIONS;
   const rows = claims.claims.map((current): ClaimVerdict => {
     // a scale-dependent size is judged only from runs at the seed's scale (claims.json `scale`)
@@ -101,7 +139,15 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
       return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why };
     }
     if (!chosen) {
-      return { claim, publishedRatio, region, verdict: "not measured", n: 0, hasInterval: false, why: missingWhy(claim, study.name, runs, counted) };
+      return {
+        claim,
+        publishedRatio,
+        region,
+        verdict: "not measured",
+        n: 0,
+        hasInterval: false,
+        why: missingWhy(claim, study.name, runs, counted),
+      };
     }
     // Judge as the run's own sequential loop did, so the page's verdict is the one the runner stopped on:
     // its two-look alpha-spending plan; older runs: Bonferroni over `looks` (1 look: a fixed-n run).
@@ -113,9 +159,20 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
       why += ` No run measured both sides ${minRepetitions} times; this run has the most paired repetitions of the ${chosen.measuredRuns === 1 ? "one run" : `${chosen.measuredRuns} runs`} that measured both (the newest on a tie; runs are never pooled).`;
     }
     return {
-      ...j, claim, publishedRatio, region, why, run: chosen.run, hasInterval: j.lo !== undefined && j.hi !== undefined,
+      ...j,
+      claim,
+      publishedRatio,
+      region,
+      why,
+      run: chosen.run,
+      hasInterval: j.lo !== undefined && j.hi !== undefined,
       // a claim about each of several workloads has no one mean per side (its workloads' units differ in size)
-      ...(claim.each_of ? {} : { a: { mean: mean(chosen.samples.map((s) => s.a)), unit }, b: { mean: mean(chosen.samples.map((s) => s.b)), unit } }),
+      ...(claim.each_of
+        ? {}
+        : {
+            a: { mean: mean(chosen.samples.map((s) => s.a)), unit },
+            b: { mean: mean(chosen.samples.map((s) => s.b)), unit },
+          }),
     };
   });
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;

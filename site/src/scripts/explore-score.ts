@@ -26,7 +26,12 @@ function checkboxes(containerId: string, name: string, values: string[], checked
   box.replaceChildren(
     ...values.map((v) => {
       const label = document.createElement("label");
-      const input = Object.assign(document.createElement("input"), { type: "checkbox", name, value: v, checked: checked.has(v) });
+      const input = Object.assign(document.createElement("input"), {
+        type: "checkbox",
+        name,
+        value: v,
+        checked: checked.has(v),
+      });
       label.append(input, ` ${v}`);
       return label;
     }),
@@ -34,15 +39,25 @@ function checkboxes(containerId: string, name: string, values: string[], checked
 }
 
 function selection(): ScoreSelection {
-  const picked = (name: string) => [...scoreForm.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
+  const picked = (name: string) =>
+    [...scoreForm.querySelectorAll<HTMLInputElement>(`input[name=${name}]:checked`)].map((i) => i.value);
   return { metric: scoreMetric.value, systems: picked("sys"), workloads: picked("wl") };
 }
 
 function buildScoreControls() {
   const metrics = [...new Set(scoreRows.map((r) => r.metric))].sort();
   const urlMetric = new URL(location.href).searchParams.get("metric");
-  const metric = urlMetric && metrics.includes(urlMetric) ? urlMetric : metrics.includes(scoreMetric.value) ? scoreMetric.value : (["tps", "time_median", "throughput", "qps"].find((m) => metrics.includes(m)) ?? metrics[0]);
-  scoreMetric.replaceChildren(...metrics.map((m) => Object.assign(document.createElement("option"), { value: m, textContent: m, selected: m === metric })));
+  const metric =
+    urlMetric && metrics.includes(urlMetric)
+      ? urlMetric
+      : metrics.includes(scoreMetric.value)
+        ? scoreMetric.value
+        : (["tps", "time_median", "throughput", "qps"].find((m) => metrics.includes(m)) ?? metrics[0]);
+  scoreMetric.replaceChildren(
+    ...metrics.map((m) =>
+      Object.assign(document.createElement("option"), { value: m, textContent: m, selected: m === metric }),
+    ),
+  );
   fillScoreChoices(metric, true);
 }
 
@@ -59,7 +74,13 @@ function fillScoreChoices(metric: string, fromUrl: boolean) {
   const urlWl = fromUrl ? csvParam("wl") : undefined;
   if (urlSys) for (const s of systems) if (!urlSys.includes(s) && !s.endsWith(" (yours)")) untickedSystems.add(s);
   const kept = systems.filter((s) => !untickedSystems.has(s));
-  const sysChecked = new Set(urlSys ? [...urlSys, ...systems.filter((s) => s.endsWith(" (yours)") && !urlSys.includes(s))] : kept.length ? kept : systems);
+  const sysChecked = new Set(
+    urlSys
+      ? [...urlSys, ...systems.filter((s) => s.endsWith(" (yours)") && !urlSys.includes(s))]
+      : kept.length
+        ? kept
+        : systems,
+  );
   checkboxes("score-systems", "sys", systems, sysChecked);
   checkboxes("score-workloads", "wl", workloads, new Set(urlWl ?? workloads));
   renderScore(false);
@@ -72,7 +93,11 @@ function renderScore(updateUrl: boolean) {
   $("score-formula").textContent = formulaText(sel.metric, unit);
   const out = $("score-result");
   if (!sel.systems.length || !workloads.length) {
-    out.replaceChildren(Object.assign(document.createElement("p"), { textContent: "Pick at least one system and one workload that has this metric." }));
+    out.replaceChildren(
+      Object.assign(document.createElement("p"), {
+        textContent: "Pick at least one system and one workload that has this metric.",
+      }),
+    );
     out.dataset.scores = "";
     return;
   }
@@ -80,7 +105,13 @@ function renderScore(updateUrl: boolean) {
   table.id = "score-table";
   table.createCaption().textContent = `Relative score on ${sel.metric} over ${workloads.length} workload${workloads.length === 1 ? "" : "s"} (1 = best on every selected workload)`;
   const head = table.createTHead().insertRow();
-  for (const [h, num] of [["rank", true], ["system", false], ["score", true], ["workloads measured", true], [`missing (counted as ${MISSING_RATIO}×)`, true]] as const) {
+  for (const [h, num] of [
+    ["rank", true],
+    ["system", false],
+    ["score", true],
+    ["workloads measured", true],
+    [`missing (counted as ${MISSING_RATIO}×)`, true],
+  ] as const) {
     const th = document.createElement("th");
     th.scope = "col";
     th.textContent = h;
@@ -92,7 +123,13 @@ function renderScore(updateUrl: boolean) {
     const tr = body.insertRow();
     tr.dataset.system = s.system;
     tr.dataset.score = String(s.score);
-    for (const [v, num] of [[String(i + 1), true], [s.system, false], [`${s.score.toFixed(3)}×`, true], [String(s.measured), true], [String(s.missing), true]] as const) {
+    for (const [v, num] of [
+      [String(i + 1), true],
+      [s.system, false],
+      [`${s.score.toFixed(3)}×`, true],
+      [String(s.measured), true],
+      [String(s.missing), true],
+    ] as const) {
       const td = tr.insertCell();
       td.textContent = v;
       if (num) td.className = "num";

@@ -15,7 +15,13 @@ export const SPAWN_WORKLOAD = "noop";
 // not among the systems publish found able to run the workload; skipped: not run for another reason
 // (engine not installable here, variant that does not apply).
 export type CheckStatus = "ok" | "wrong_answer" | "unsupported" | "skipped" | "failed";
-export const checkLabels: Record<CheckStatus, string> = { ok: "ok", wrong_answer: "wrong answer", unsupported: "unsupported", skipped: "not run", failed: "failed" };
+export const checkLabels: Record<CheckStatus, string> = {
+  ok: "ok",
+  wrong_answer: "wrong answer",
+  unsupported: "unsupported",
+  skipped: "not run",
+  failed: "failed",
+};
 
 export interface EngineCell {
   workload: string;
@@ -63,31 +69,61 @@ function spread(runs: number[]): { mean: number; relStddev: number } {
  */
 export function engineCells(study: Study, run: RunManifest, records: ResultRecord[]): EngineCell[] {
   const hyperfine = new Set(study.workloads.filter((w) => w.tool === "hyperfine").map((w) => w.name));
-  const groups = new Map<string, { workload: string; system: string; variant: string; statuses: string[]; reasons: string[] }>();
+  const groups = new Map<
+    string,
+    { workload: string; system: string; variant: string; statuses: string[]; reasons: string[] }
+  >();
   const key = (w: string, s: string, v: string) => `${w}\u0000${s}\u0000${v}`;
   for (const c of run.cells) {
     if (c.study !== study.name || !hyperfine.has(c.workload)) continue;
     const k = key(c.workload, c.system, c.variant);
-    const g = groups.get(k) ?? { workload: c.workload, system: c.system, variant: c.variant, statuses: [], reasons: [] };
+    const g = groups.get(k) ?? {
+      workload: c.workload,
+      system: c.system,
+      variant: c.variant,
+      statuses: [],
+      reasons: [],
+    };
     g.statuses.push(c.status);
     if (c.status !== "ok" && c.reason) g.reasons.push(c.reason);
     groups.set(k, g);
   }
   const repMedians = new Map<string, number[]>();
   for (const r of records) {
-    if (r.run_id !== run.run_id || r.study !== study.name || r.source !== "measured" || r.metric !== "time_median" || r.t !== null) continue;
+    if (
+      r.run_id !== run.run_id ||
+      r.study !== study.name ||
+      r.source !== "measured" ||
+      r.metric !== "time_median" ||
+      r.t !== null
+    )
+      continue;
     const k = key(r.workload, r.system, r.variant);
     (repMedians.get(k) ?? repMedians.set(k, []).get(k)!).push(r.value);
   }
   const runsOf = new Map<string, number[]>();
   for (const r of records) {
-    if (r.run_id !== run.run_id || r.study !== study.name || r.source !== "measured" || r.metric !== "time_run" || r.t !== null) continue;
+    if (
+      r.run_id !== run.run_id ||
+      r.study !== study.name ||
+      r.source !== "measured" ||
+      r.metric !== "time_run" ||
+      r.t !== null
+    )
+      continue;
     const k = key(r.workload, r.system, r.variant);
     (runsOf.get(k) ?? runsOf.set(k, []).get(k)!).push(r.value);
   }
   return [...groups.entries()].map(([k, g]) => {
     let reason = [...new Set(g.reasons)].join("; ");
-    let status = combine(g.statuses, isUnsupported(study.workloads.find((w) => w.name === g.workload), g.system, reason));
+    let status = combine(
+      g.statuses,
+      isUnsupported(
+        study.workloads.find((w) => w.name === g.workload),
+        g.system,
+        reason,
+      ),
+    );
     const runs = status === "ok" ? (runsOf.get(k) ?? []) : [];
     // The badge already says "unsupported"; keep only the why.
     reason = reason.replace(/^unsupported:\s*(\S+ on \S+:\s*)?/i, "");
@@ -97,8 +133,18 @@ export function engineCells(study: Study, run: RunManifest, records: ResultRecor
     }
     const { mean, relStddev } = spread(runs);
     return {
-      workload: g.workload, system: g.system, variant: g.variant, status, reason, cells: g.statuses.length, runs,
-      median: runs.length ? median(runs) : NaN, min: runs.length ? Math.min(...runs) : NaN, max: runs.length ? Math.max(...runs) : NaN, mean, relStddev,
+      workload: g.workload,
+      system: g.system,
+      variant: g.variant,
+      status,
+      reason,
+      cells: g.statuses.length,
+      runs,
+      median: runs.length ? median(runs) : NaN,
+      min: runs.length ? Math.min(...runs) : NaN,
+      max: runs.length ? Math.max(...runs) : NaN,
+      mean,
+      relStddev,
       ci: interval95(status === "ok" ? (repMedians.get(k) ?? []) : []),
     };
   });
@@ -140,7 +186,9 @@ export function geomean(values: number[]): number {
 /** The relative view of one variant (hot, cold, ...) over every hyperfine workload except the spawn baseline. */
 export function relativeView(cells: EngineCell[], variant: string, order: string[]): RelativeView {
   const own = cells.filter((c) => c.variant === variant && c.workload !== SPAWN_WORKLOAD);
-  const workloads = [...new Set(own.map((c) => c.workload))].sort((a, b) => (order.indexOf(a) + 1 || 1e6) - (order.indexOf(b) + 1 || 1e6) || a.localeCompare(b));
+  const workloads = [...new Set(own.map((c) => c.workload))].sort(
+    (a, b) => (order.indexOf(a) + 1 || 1e6) - (order.indexOf(b) + 1 || 1e6) || a.localeCompare(b),
+  );
   const rows: RelativeRow[] = [];
   const unranked: RelativeRow[] = [];
   for (const w of workloads) {
@@ -151,14 +199,33 @@ export function relativeView(cells: EngineCell[], variant: string, order: string
       continue;
     }
     const best = ok.reduce((a, b) => (b.median < a.median ? b : a));
-    rows.push({ workload: w, fastest: best.system, tMin: best.median, entries: entries.map((e) => (e.status === "ok" ? { ...e, ratio: ratio(e.median, best.median), withinNoise: e !== best && beyondNoise(e.ci, best.ci) === false } : e)) });
+    rows.push({
+      workload: w,
+      fastest: best.system,
+      tMin: best.median,
+      entries: entries.map((e) =>
+        e.status === "ok"
+          ? {
+              ...e,
+              ratio: ratio(e.median, best.median),
+              withinNoise: e !== best && beyondNoise(e.ci, best.ci) === false,
+            }
+          : e,
+      ),
+    });
   }
   const systems = [...new Set(own.map((c) => c.system))].sort();
   const ranked = systems.filter((s) => rows.some((r) => r.entries.some((e) => e.system === s && e.status === "ok")));
-  const common = rows.filter((r) => ranked.every((s) => r.entries.some((e) => e.system === s && e.status === "ok"))).map((r) => r.workload);
+  const common = rows
+    .filter((r) => ranked.every((s) => r.entries.some((e) => e.system === s && e.status === "ok")))
+    .map((r) => r.workload);
   const engines = systems.map((system) => {
     const mine = own.filter((c) => c.system === system);
-    const ratios = rows.flatMap((r) => r.entries.filter((e) => e.system === system && e.ratio !== undefined).map((e) => ({ w: r.workload, ratio: e.ratio! })));
+    const ratios = rows.flatMap((r) =>
+      r.entries
+        .filter((e) => e.system === system && e.ratio !== undefined)
+        .map((e) => ({ w: r.workload, ratio: e.ratio! })),
+    );
     const spreads = mine.filter((c) => c.status === "ok" && Number.isFinite(c.relStddev)).map((c) => c.relStddev);
     return {
       system,
@@ -168,11 +235,18 @@ export function relativeView(cells: EngineCell[], variant: string, order: string
       failed: mine.filter((c) => c.status === "failed").length,
       wrong: mine.filter((c) => c.status === "wrong_answer").length,
       geomean: geomean(ratios.map((r) => r.ratio)),
-      geomeanCommon: ranked.includes(system) && common.length ? geomean(ratios.filter((r) => common.includes(r.w)).map((r) => r.ratio)) : NaN,
+      geomeanCommon:
+        ranked.includes(system) && common.length
+          ? geomean(ratios.filter((r) => common.includes(r.w)).map((r) => r.ratio))
+          : NaN,
       medianRelStddev: spreads.length ? median(spreads) : NaN,
     };
   });
-  engines.sort((a, b) => (Number.isFinite(a.geomean) ? a.geomean : Infinity) - (Number.isFinite(b.geomean) ? b.geomean : Infinity) || a.system.localeCompare(b.system));
+  engines.sort(
+    (a, b) =>
+      (Number.isFinite(a.geomean) ? a.geomean : Infinity) - (Number.isFinite(b.geomean) ? b.geomean : Infinity) ||
+      a.system.localeCompare(b.system),
+  );
   return { variant, constantMs: RELATIVE_CONSTANT_MS, rows, unranked, engines, common };
 }
 

@@ -19,7 +19,14 @@ export function geomeanChart(rows: { system: string; geomean: number; ran: numbe
       color: colorScale(data.map((r) => r.system)),
       marks: [
         Plot.barX(data, { y: "system", x: "geomean", fill: "system", fillOpacity: 0.75 }),
-        Plot.text(data, { y: "system", x: "geomean", text: (d: { geomean: number; ran: number }) => `${d.geomean.toFixed(2)}× (${d.ran} workload${d.ran === 1 ? "" : "s"})`, textAnchor: "start", dx: 6 }),
+        Plot.text(data, {
+          y: "system",
+          x: "geomean",
+          text: (d: { geomean: number; ran: number }) =>
+            `${d.geomean.toFixed(2)}× (${d.ran} workload${d.ran === 1 ? "" : "s"})`,
+          textAnchor: "start",
+          dx: 6,
+        }),
         Plot.ruleX([1], { stroke: "#222", strokeDasharray: "3,3" }),
         Plot.ruleX([0]),
       ],
@@ -29,7 +36,10 @@ export function geomeanChart(rows: { system: string; geomean: number; ran: numbe
 }
 
 /** Per workload, each engine's relative time (log scale); 1 is the fastest engine on that workload. */
-export function relativeRatioChart(rows: { workload: string; system: string; ratio: number }[], text: ChartText): string {
+export function relativeRatioChart(
+  rows: { workload: string; system: string; ratio: number }[],
+  text: ChartText,
+): string {
   const workloads = [...new Set(rows.map((r) => r.workload))];
   return render(
     {

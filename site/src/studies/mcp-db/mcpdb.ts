@@ -37,14 +37,36 @@ function combine(statuses: string[]): CellStatus {
 
 /** One entry per (workload, database, server, state, concurrency) of the run, from the manifest's cells and the records. */
 export function mcpCells(study: Study, run: RunManifest, records: ResultRecord[]): McpCell[] {
-  const stats = cellStats(records.filter((r) => r.run_id === run.run_id && r.study === study.name && r.source === "measured"));
-  const key = (w: string, s: string, server: string, state: string, c: number) => `${w}\u0000${s}\u0000${server}\u0000${state}\u0000${c}`;
-  const byKey = new Map<string, { workload: string; system: string; server: string; state: string; concurrency: number; statuses: string[]; reasons: string[] }>();
+  const stats = cellStats(
+    records.filter((r) => r.run_id === run.run_id && r.study === study.name && r.source === "measured"),
+  );
+  const key = (w: string, s: string, server: string, state: string, c: number) =>
+    `${w}\u0000${s}\u0000${server}\u0000${state}\u0000${c}`;
+  const byKey = new Map<
+    string,
+    {
+      workload: string;
+      system: string;
+      server: string;
+      state: string;
+      concurrency: number;
+      statuses: string[];
+      reasons: string[];
+    }
+  >();
   for (const cell of run.cells) {
     if (cell.study !== study.name) continue;
     const c = cellIdentity(cell);
     const k = key(c.workload, c.system, c.server, c.variant, c.concurrency);
-    const g = byKey.get(k) ?? { workload: c.workload, system: c.system, server: c.server, state: c.variant, concurrency: c.concurrency, statuses: [], reasons: [] };
+    const g = byKey.get(k) ?? {
+      workload: c.workload,
+      system: c.system,
+      server: c.server,
+      state: c.variant,
+      concurrency: c.concurrency,
+      statuses: [],
+      reasons: [],
+    };
     g.statuses.push(c.status);
     if (c.status !== "ok" && c.reason) g.reasons.push(c.reason);
     byKey.set(k, g);
@@ -52,7 +74,16 @@ export function mcpCells(study: Study, run: RunManifest, records: ResultRecord[]
   // Records without a manifest cell (should not happen) still show, as ok.
   for (const s of stats) {
     const k = key(s.workload, s.system, s.server, s.variant, s.concurrency);
-    if (!byKey.has(k)) byKey.set(k, { workload: s.workload, system: s.system, server: s.server, state: s.variant, concurrency: s.concurrency, statuses: ["ok"], reasons: [] });
+    if (!byKey.has(k))
+      byKey.set(k, {
+        workload: s.workload,
+        system: s.system,
+        server: s.server,
+        state: s.variant,
+        concurrency: s.concurrency,
+        statuses: ["ok"],
+        reasons: [],
+      });
   }
   const statsByKey = new Map<string, Map<string, CellStat>>();
   for (const s of stats) {
@@ -62,8 +93,14 @@ export function mcpCells(study: Study, run: RunManifest, records: ResultRecord[]
   return [...byKey.entries()].map(([k, g]) => {
     const m = statsByKey.get(k) ?? new Map<string, CellStat>();
     return {
-      workload: g.workload, system: g.system, server: g.server, state: g.state, concurrency: g.concurrency,
-      status: combine(g.statuses), reason: [...new Set(g.reasons)].join("; "), cells: g.statuses.length,
+      workload: g.workload,
+      system: g.system,
+      server: g.server,
+      state: g.state,
+      concurrency: g.concurrency,
+      status: combine(g.statuses),
+      reason: [...new Set(g.reasons)].join("; "),
+      cells: g.statuses.length,
       metric: (name: string) => m.get(name),
     };
   });
@@ -72,7 +109,14 @@ export function mcpCells(study: Study, run: RunManifest, records: ResultRecord[]
 export function sortCells(cells: McpCell[], order: string[]): McpCell[] {
   const wi = (w: string) => order.indexOf(w) + 1 || 1e6;
   const si = (s: string) => ["baseline", "indexed"].indexOf(s) + 1 || 99;
-  return [...cells].sort((a, b) => wi(a.workload) - wi(b.workload) || a.workload.localeCompare(b.workload) || a.concurrency - b.concurrency || a.server.localeCompare(b.server) || si(a.state) - si(b.state));
+  return [...cells].sort(
+    (a, b) =>
+      wi(a.workload) - wi(b.workload) ||
+      a.workload.localeCompare(b.workload) ||
+      a.concurrency - b.concurrency ||
+      a.server.localeCompare(b.server) ||
+      si(a.state) - si(b.state),
+  );
 }
 
 export interface Improvement {
@@ -89,11 +133,27 @@ export function improvements(cells: McpCell[]): Improvement[] {
   const out: Improvement[] = [];
   for (const ix of cells) {
     if (ix.state !== "indexed" || ix.status !== "ok") continue;
-    const base = cells.find((c) => c.state === "baseline" && c.status === "ok" && c.workload === ix.workload && c.system === ix.system && c.server === ix.server && c.concurrency === ix.concurrency);
+    const base = cells.find(
+      (c) =>
+        c.state === "baseline" &&
+        c.status === "ok" &&
+        c.workload === ix.workload &&
+        c.system === ix.system &&
+        c.server === ix.server &&
+        c.concurrency === ix.concurrency,
+    );
     const i = ix.metric("throughput");
     const b = base?.metric("throughput");
     if (!i || !b || !(b.median > 0)) continue;
-    out.push({ workload: ix.workload, system: ix.system, server: ix.server, concurrency: ix.concurrency, baseline: b, indexed: i, factor: i.median / b.median });
+    out.push({
+      workload: ix.workload,
+      system: ix.system,
+      server: ix.server,
+      concurrency: ix.concurrency,
+      baseline: b,
+      indexed: i,
+      factor: i.median / b.median,
+    });
   }
   return out;
 }
@@ -113,12 +173,25 @@ export interface ScalingPoint {
 /** Throughput against concurrency for every workload measured at two or more concurrency levels. */
 export function scaling(cells: McpCell[]): ScalingPoint[] {
   const levels = new Map<string, Set<number>>();
-  for (const c of cells) if (c.metric("throughput")) (levels.get(c.workload) ?? levels.set(c.workload, new Set()).get(c.workload)!).add(c.concurrency);
+  for (const c of cells)
+    if (c.metric("throughput"))
+      (levels.get(c.workload) ?? levels.set(c.workload, new Set()).get(c.workload)!).add(c.concurrency);
   return cells
     .filter((c) => (levels.get(c.workload)?.size ?? 0) >= 2 && c.status === "ok" && c.metric("throughput"))
     .map((c) => {
       const t = c.metric("throughput")!;
-      return { workload: c.workload, series: `${c.system} · ${c.server} · ${c.state}`, system: c.system, server: c.server, state: c.state, concurrency: c.concurrency, throughput: t.median, min: t.min, max: t.max, n: t.n };
+      return {
+        workload: c.workload,
+        series: `${c.system} · ${c.server} · ${c.state}`,
+        system: c.system,
+        server: c.server,
+        state: c.state,
+        concurrency: c.concurrency,
+        throughput: t.median,
+        min: t.min,
+        max: t.max,
+        n: t.n,
+      };
     })
     .sort((a, b) => a.series.localeCompare(b.series) || a.concurrency - b.concurrency);
 }
@@ -135,11 +208,22 @@ export interface OverheadRow {
 /** The split of an agent's median latency into database time (direct driver) and MCP/server overhead. */
 export function overheads(cells: McpCell[]): OverheadRow[] {
   return cells
-    .filter((c) => c.status === "ok" && c.metric("latency_p50") && c.metric("direct_latency_p50") && c.metric("mcp_overhead_p50"))
+    .filter(
+      (c) =>
+        c.status === "ok" && c.metric("latency_p50") && c.metric("direct_latency_p50") && c.metric("mcp_overhead_p50"),
+    )
     .map((c) => {
       const mcp = c.metric("latency_p50")!;
       const direct = c.metric("direct_latency_p50")!;
       const over = c.metric("mcp_overhead_p50")!;
-      return { cell: c, label: `${c.system} · ${c.server}`, mcpP50: mcp.median, directP50: direct.median, overheadP50: over.median, share: over.median / mcp.median, n: Math.min(mcp.n, direct.n) };
+      return {
+        cell: c,
+        label: `${c.system} · ${c.server}`,
+        mcpP50: mcp.median,
+        directP50: direct.median,
+        overheadP50: over.median,
+        share: over.median / mcp.median,
+        n: Math.min(mcp.n, direct.n),
+      };
     });
 }

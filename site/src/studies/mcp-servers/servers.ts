@@ -40,7 +40,8 @@ export function serverRows(study: Study, run: RunManifest, records: ResultRecord
   const stats = cellStats(mine);
   const byKey = new Map<string, CellStat>();
   for (const s of stats) byKey.set(`${s.system}\u0000${s.workload}\u0000${s.metric}`, s);
-  const cellsOf = (system: string, workload: string) => run.cells.filter((c) => c.study === study.name && c.system === system && c.workload === workload);
+  const cellsOf = (system: string, workload: string) =>
+    run.cells.filter((c) => c.study === study.name && c.system === system && c.workload === workload);
   const systems = [...new Set(run.cells.filter((c) => c.study === study.name).map((c) => c.system))].sort();
   return systems.map((system) => ({
     system,
@@ -98,7 +99,10 @@ export function publishedRows(records: ResultRecord[], study: string): Published
 const serverColor = "#2f6db5";
 
 /** Median calls/s per server with the min–max spread, one panel per workload, log scale. */
-export function throughputChart(rows: { server: string; workload: string; median: number; min: number; max: number }[], text: ChartText): string {
+export function throughputChart(
+  rows: { server: string; workload: string; median: number; min: number; max: number }[],
+  text: ChartText,
+): string {
   const servers = [...new Set(rows.map((r) => r.server))];
   const workloads = WORKLOADS.filter((w) => rows.some((r) => r.workload === w));
   return render(
@@ -121,7 +125,10 @@ export function throughputChart(rows: { server: string; workload: string; median
 }
 
 /** Per-tool p50 (dot), p99 (ring) and p99.9 (tick) per server, one panel per tool, log scale. */
-export function toolLatencyChart(rows: { server: string; tool: string; p50: number; p99: number; p999: number }[], text: ChartText): string {
+export function toolLatencyChart(
+  rows: { server: string; tool: string; p50: number; p99: number; p999: number }[],
+  text: ChartText,
+): string {
   const servers = [...new Set(rows.map((r) => r.server))];
   const tools = TOOLS.filter((t) => rows.some((r) => r.tool === t));
   const parts = ["p50", "p99", "p99.9"];
@@ -143,7 +150,15 @@ export function toolLatencyChart(rows: { server: string; tool: string; p50: numb
       marks: [
         Plot.frame({ stroke: "#ddd" }),
         Plot.ruleY(rows, { fy: "tool", y: "server", x1: "p50", x2: "p999", stroke: "#bbb" }),
-        Plot.dot(long, { fy: "tool", y: "server", x: "ms", stroke: "part", fill: (d: { part: string }) => (d.part === "p50" ? "#2f6db5" : "none"), r: 4, strokeWidth: 1.5 }),
+        Plot.dot(long, {
+          fy: "tool",
+          y: "server",
+          x: "ms",
+          stroke: "part",
+          fill: (d: { part: string }) => (d.part === "p50" ? "#2f6db5" : "none"),
+          r: 4,
+          strokeWidth: 1.5,
+        }),
       ],
     },
     text,
@@ -163,7 +178,11 @@ export function cpuChart(rows: { server: string; part: string; seconds: number }
       x: { label: "CPU-seconds per 1,000 tool calls (median over repetitions) →", grid: true, zero: true, nice: true },
       y: { label: null, domain: servers },
       color: { domain: parts, range: ["#2f6db5", "#b5562f", "#3a8a4a", "#999999"], legend: true },
-      marks: [Plot.frame({ stroke: "#ddd" }), Plot.barX(rows, Plot.stackX({ y: "server", x: "seconds", fill: "part", order: parts })), Plot.ruleX([0])],
+      marks: [
+        Plot.frame({ stroke: "#ddd" }),
+        Plot.barX(rows, Plot.stackX({ y: "server", x: "seconds", fill: "part", order: parts })),
+        Plot.ruleX([0]),
+      ],
     },
     text,
   );
@@ -177,7 +196,12 @@ export function memoryChart(rows: { server: string; avg: number; peak: number }[
       height: 60 + rows.length * 22,
       marginLeft: 150,
       marginRight: 30,
-      x: { label: "RSS of the server's process tree, MiB (bar = average, tick = peak) →", grid: true, zero: true, nice: true },
+      x: {
+        label: "RSS of the server's process tree, MiB (bar = average, tick = peak) →",
+        grid: true,
+        zero: true,
+        nice: true,
+      },
       y: { label: null, domain: rows.map((r) => r.server) },
       marks: [
         Plot.frame({ stroke: "#ddd" }),

@@ -39,27 +39,50 @@ export function paymentsCells(study: Study, run: RunManifest, records: ResultRec
       const concurrency = Number(conc);
       const mine = stats.filter((s) => s.system === system && s.variant === variant && s.concurrency === concurrency);
       const classes = (prefix: string) =>
-        mine.filter((s) => s.metric.startsWith(prefix)).map((s) => ({ name: s.metric.slice(prefix === "reject_" ? 0 : prefix.length), total: s.values.reduce((a, v) => a + v, 0) }));
+        mine
+          .filter((s) => s.metric.startsWith(prefix))
+          .map((s) => ({
+            name: s.metric.slice(prefix === "reject_" ? 0 : prefix.length),
+            total: s.values.reduce((a, v) => a + v, 0),
+          }));
       const runs = manifestCells
         .filter((c) => c.system === system && c.variant === variant && c.concurrency === concurrency)
         .sort((a, b) => a.repetition - b.repetition)
         .map((c) => ({
-          repetition: c.repetition, status: c.status, reason: c.reason,
-          invariantOk: measured.some((r) => r.system === system && r.variant === variant && r.repetition === c.repetition && r.metric === "invariant_violations" && r.value === 0),
+          repetition: c.repetition,
+          status: c.status,
+          reason: c.reason,
+          invariantOk: measured.some(
+            (r) =>
+              r.system === system &&
+              r.variant === variant &&
+              r.repetition === c.repetition &&
+              r.metric === "invariant_violations" &&
+              r.value === 0,
+          ),
         }));
       return {
-        system, variant, concurrency, runs,
+        system,
+        variant,
+        concurrency,
+        runs,
         version: mine[0]?.system_version ?? run.systems[system]?.version ?? "",
         stat: (metric: string) => mine.find((s) => s.metric === metric),
         errorClasses: classes("error_"),
         rejectClasses: classes("reject_"),
       };
     })
-    .sort((a, b) => a.system.localeCompare(b.system) || VARIANTS.indexOf(a.variant as never) - VARIANTS.indexOf(b.variant as never));
+    .sort(
+      (a, b) =>
+        a.system.localeCompare(b.system) || VARIANTS.indexOf(a.variant as never) - VARIANTS.indexOf(b.variant as never),
+    );
 }
 
 /** Ratio of two cells' mean transfers/s, with whether their 95 % intervals are apart. */
-export function tpsRatio(a: PaymentsCell | undefined, b: PaymentsCell | undefined): { ratio: number; apart: boolean | undefined } | undefined {
+export function tpsRatio(
+  a: PaymentsCell | undefined,
+  b: PaymentsCell | undefined,
+): { ratio: number; apart: boolean | undefined } | undefined {
   const sa = a?.stat("tps");
   const sb = b?.stat("tps");
   if (!sa || !sb || !(sb.ci.mean > 0)) return undefined;
@@ -70,10 +93,18 @@ export function tpsRatio(a: PaymentsCell | undefined, b: PaymentsCell | undefine
 /** Transfers/s per engine, faceted by variant: every repetition as a dot, the mean with its 95 % interval as a bar. */
 export function tpsChart(cells: PaymentsCell[], text: ChartText): string {
   const rows = cells.filter((c) => c.stat("tps"));
-  const reps = rows.flatMap((c) => c.stat("tps")!.values.map((v) => ({ system: c.system, variant: c.variant, value: v })));
+  const reps = rows.flatMap((c) =>
+    c.stat("tps")!.values.map((v) => ({ system: c.system, variant: c.variant, value: v })),
+  );
   const means = rows.map((c) => {
     const s = c.stat("tps")!;
-    return { system: c.system, variant: c.variant, mean: s.ci.mean, lo: s.ci.method === "t" ? Math.max(0, s.ci.lo) : s.min, hi: s.ci.method === "t" ? s.ci.hi : s.max };
+    return {
+      system: c.system,
+      variant: c.variant,
+      mean: s.ci.mean,
+      lo: s.ci.method === "t" ? Math.max(0, s.ci.lo) : s.min,
+      hi: s.ci.method === "t" ? s.ci.hi : s.max,
+    };
   });
   return render(
     {
@@ -86,7 +117,15 @@ export function tpsChart(cells: PaymentsCell[], text: ChartText): string {
       fy: { label: null, domain: [...VARIANTS] },
       color: { ...colorScale(rows.map((c) => c.system)), legend: true },
       marks: [
-        Plot.ruleY(means, { fy: "variant", y: "system", x1: "lo", x2: "hi", stroke: "system", strokeWidth: 6, strokeOpacity: 0.35 }),
+        Plot.ruleY(means, {
+          fy: "variant",
+          y: "system",
+          x1: "lo",
+          x2: "hi",
+          stroke: "system",
+          strokeWidth: 6,
+          strokeOpacity: 0.35,
+        }),
         Plot.tickX(means, { fy: "variant", y: "system", x: "mean", stroke: "system", strokeWidth: 2 }),
         Plot.dot(reps, { fy: "variant", y: "system", x: "value", fill: "system", r: 3 }),
         Plot.ruleX([0]),
@@ -111,7 +150,15 @@ export function seriesChart(series: ResultRecord[], text: ChartText): string {
       color: { ...colorScale(series.map((r) => r.system)), legend: true },
       marks: [
         Plot.rectX([{ x1: minT, x2: 0.5 }], { x1: "x1", x2: "x2", fill: "#888", fillOpacity: 0.12 }),
-        Plot.lineY(series, { fy: "variant", x: "t", y: "value", stroke: "system", z: (d: ResultRecord) => `${d.system} r${d.repetition}`, strokeWidth: 1.1, strokeOpacity: 0.8 }),
+        Plot.lineY(series, {
+          fy: "variant",
+          x: "t",
+          y: "value",
+          stroke: "system",
+          z: (d: ResultRecord) => `${d.system} r${d.repetition}`,
+          strokeWidth: 1.1,
+          strokeOpacity: 0.8,
+        }),
         Plot.ruleY([0]),
       ],
     },
@@ -125,7 +172,9 @@ export function roundTripChart(cells: PaymentsCell[], text: ChartText): string {
     ROUND_TRIPS.flatMap((rt) => {
       const p50 = c.stat(`${rt.key}_p50`);
       const p99 = c.stat(`${rt.key}_p99`);
-      return p50 && p99 ? [{ label: `${c.system} · ${c.variant}`, system: c.system, rt: rt.label, p50: p50.median, p99: p99.median }] : [];
+      return p50 && p99
+        ? [{ label: `${c.system} · ${c.variant}`, system: c.system, rt: rt.label, p50: p50.median, p99: p99.median }]
+        : [];
     }),
   );
   return render(
@@ -152,13 +201,30 @@ export function roundTripChart(cells: PaymentsCell[], text: ChartText): string {
  * deleted rows are lost), divided by the seconds the loop ran (warm-up included: the table cannot tell
  * them apart). Mean over repetitions.
  */
-export function tableCountTps(records: ResultRecord[], runId: string, study: string, system: string, variant: string): number | undefined {
-  const mine = records.filter((r) => r.source === "measured" && r.run_id === runId && r.study === study && r.system === system && r.variant === variant);
+export function tableCountTps(
+  records: ResultRecord[],
+  runId: string,
+  study: string,
+  system: string,
+  variant: string,
+): number | undefined {
+  const mine = records.filter(
+    (r) =>
+      r.source === "measured" &&
+      r.run_id === runId &&
+      r.study === study &&
+      r.system === system &&
+      r.variant === variant,
+  );
   const reps = [...new Set(mine.filter((r) => r.metric === "transfers_per_minute_table").map((r) => r.repetition))];
-  const perRep = reps.map((rep) => {
-    const rows = mine.filter((r) => r.repetition === rep && r.metric === "transfers_per_minute_table").reduce((a, r) => a + r.value, 0);
-    const seconds = mine.filter((r) => r.repetition === rep && r.metric === "tps_series").length;
-    return seconds > 0 ? rows / seconds : NaN;
-  }).filter((v) => Number.isFinite(v));
+  const perRep = reps
+    .map((rep) => {
+      const rows = mine
+        .filter((r) => r.repetition === rep && r.metric === "transfers_per_minute_table")
+        .reduce((a, r) => a + r.value, 0);
+      const seconds = mine.filter((r) => r.repetition === rep && r.metric === "tps_series").length;
+      return seconds > 0 ? rows / seconds : NaN;
+    })
+    .filter((v) => Number.isFinite(v));
   return perRep.length ? perRep.reduce((a, v) => a + v, 0) / perRep.length : undefined;
 }
