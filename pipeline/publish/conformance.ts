@@ -46,12 +46,13 @@ export function collectConformance(manifests: ManifestLike[], runs: string): Con
       } catch {
         continue; // not a report (the parser would have failed the cell)
       }
+      const { server, variant } = cellIdentity(c);
       out.push({
         run_id: m.run_id,
         study: c.study,
         system: c.system,
-        server: cellIdentity(c).server,
-        variant: cellIdentity(c).variant,
+        server,
+        variant,
         cell: c.id,
         suite_version: doc.suite_version,
         scenarios: doc.scenarios.map((s) => ({

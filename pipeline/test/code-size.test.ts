@@ -6,13 +6,13 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import test from "node:test";
 import ts from "typescript";
+import { repoRoot } from "./helpers.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 80;
 
 function tracked(...globs: string[]): string[] {
-  return execFileSync("git", ["ls-files", ...globs], { cwd: root, encoding: "utf8" })
+  return execFileSync("git", ["ls-files", ...globs], { cwd: repoRoot, encoding: "utf8" })
     .split("\n")
     .filter(Boolean);
 }
@@ -48,14 +48,14 @@ test(`no file in pipeline/ or site/src/ over ${MAX_FILE_LINES} lines`, () => {
   const files = tracked("pipeline/*.ts", "pipeline/**/*.ts", "site/src/**/*.ts", "site/src/**/*.astro");
   assert.ok(files.length > 100, `only ${files.length} files found`);
   const long = files
-    .map((f) => ({ f, n: readFileSync(path.join(root, f), "utf8").split("\n").length - 1 }))
+    .map((f) => ({ f, n: readFileSync(path.join(repoRoot, f), "utf8").split("\n").length - 1 }))
     .filter((x) => x.n > MAX_FILE_LINES);
   assert.deepEqual(long, [], long.map((x) => `${x.f}: ${x.n} lines`).join(", "));
 });
 
 test(`no function in pipeline/ over ${MAX_FUNCTION_LINES} lines`, () => {
   const long = tracked("pipeline/*.ts", "pipeline/**/*.ts")
-    .flatMap((f) => functionLengths(f, readFileSync(path.join(root, f), "utf8")))
+    .flatMap((f) => functionLengths(f, readFileSync(path.join(repoRoot, f), "utf8")))
     .filter((x) => x.lines > MAX_FUNCTION_LINES);
   assert.deepEqual(long, [], long.map((x) => `${x.at}: ${x.lines} lines`).join(", "));
 });

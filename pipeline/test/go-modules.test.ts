@@ -6,9 +6,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import test from "node:test";
+import { repoRoot } from "./helpers.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
-const mods = execFileSync("git", ["ls-files", "*go.mod"], { cwd: root, encoding: "utf8" }).split("\n").filter(Boolean);
+const mods = execFileSync("git", ["ls-files", "*go.mod"], { cwd: repoRoot, encoding: "utf8" })
+  .split("\n")
+  .filter(Boolean);
 
 /** The `go` directive and the direct (not `// indirect`) requirement of a module path, from a go.mod's text. */
 export function goModFacts(text: string, dep: string): { go: string | undefined; direct: string | undefined } {
@@ -35,7 +37,7 @@ test("every Go module names one go version and one direct pgx", () => {
   assert.ok(mods.length >= 10, `only ${mods.length} go.mod files found`);
   const facts = mods.map((m) => ({
     m,
-    ...goModFacts(readFileSync(path.join(root, m), "utf8"), "github.com/jackc/pgx/v5"),
+    ...goModFacts(readFileSync(path.join(repoRoot, m), "utf8"), "github.com/jackc/pgx/v5"),
   }));
   const gos = new Set(facts.map((f) => f.go));
   assert.equal(gos.size, 1, `go versions: ${facts.map((f) => `${f.m}: ${f.go}`).join(", ")}`);

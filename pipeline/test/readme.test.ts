@@ -6,9 +6,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import test from "node:test";
+import { repoRoot } from "./helpers.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
+const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
 const TOP = ["bench-scripts/", "pipeline/", "site/", "data/", "terraform/", "docs/", ".github/", ".ci/"];
 
 /** Every `code span` of the README (fenced blocks included, line by line). */
@@ -36,7 +36,7 @@ test("every repository path the README names exists", () => {
   assert.ok(paths.length >= 20, `only ${paths.length} paths found: the extraction broke`);
   const missing = paths.filter(
     (p) =>
-      !existsSync(path.join(root, p)) &&
+      !existsSync(path.join(repoRoot, p)) &&
       !p.startsWith("site/dist/") &&
       !p.startsWith("site/public/data/") &&
       !p.startsWith("site/src/generated/"),
@@ -53,26 +53,26 @@ test("the path extraction finds a wrong path (the check can fail)", () => {
 
 test("the README's study table lists exactly the study folders", () => {
   const table = [...readme.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]).sort();
-  const folders = readdirSync(path.join(root, "bench-scripts/studies"), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(path.join(root, "bench-scripts/studies", d.name, "study.json")))
+  const folders = readdirSync(path.join(repoRoot, "bench-scripts/studies"), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(repoRoot, "bench-scripts/studies", d.name, "study.json")))
     .map((d) => d.name)
     .sort();
   assert.deepEqual(table, folders);
 });
 
 test("every profile, samebox command and test suite the README names exists", () => {
-  const profiles = readdirSync(path.join(root, "pipeline/profiles")).map((f) => f.replace(/\.json$/, ""));
+  const profiles = readdirSync(path.join(repoRoot, "pipeline/profiles")).map((f) => f.replace(/\.json$/, ""));
   const named = readme.match(/--profile ([a-z0-9|]+)/g)!.flatMap((m) => m.slice("--profile ".length).split("|"));
   for (const p of named) assert.ok(profiles.includes(p), `README names profile ${p}; profiles: ${profiles.join(", ")}`);
   const help = execFileSync(
     process.execPath,
-    ["--disable-warning=ExperimentalWarning", path.join(root, "pipeline/cli.ts"), "--help"],
+    ["--disable-warning=ExperimentalWarning", path.join(repoRoot, "pipeline/cli.ts"), "--help"],
     { encoding: "utf8" },
   );
   const commands = [...help.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]);
   for (const m of readme.matchAll(/npm run samebox -- ([a-z][a-z-]*)/g))
     assert.ok(commands.includes(m[1]), `README shows 'samebox ${m[1]}'; commands: ${commands.join(", ")}`);
-  const suites = readdirSync(path.join(root, "pipeline/bin/test.d"));
+  const suites = readdirSync(path.join(repoRoot, "pipeline/bin/test.d"));
   for (const m of readme.matchAll(/pipeline\/bin\/test ((?:\d+ ?)+)/g)) {
     for (const prefix of m[1].trim().split(" "))
       assert.ok(

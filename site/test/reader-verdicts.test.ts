@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, repoRoot, type Preview } from "./harness.ts";
 import { records, runs, studies, type Rec } from "./expectations.ts";
 import { lookTwoNominalLevel } from "../../pipeline/lib/group-sequential.ts";
-import { tQuantile } from "../../pipeline/lib/stats.ts";
+import { median, tQuantile } from "../../pipeline/lib/stats.ts";
 import type { Claim, ClaimSide as Side } from "../../pipeline/schema/types.ts";
 
 let preview: Preview;
@@ -25,11 +25,6 @@ const withClaims = studies.filter((s) => claimsOf(s.name));
 const FIVE = ["reproduces", "does not reproduce", "tie", "undecided", "not measured"];
 const MIN_REPS = 5;
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-/** A repetition's several timed runs count as their median (methodology: one slow run does not move it). */
-const mid = (v: number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** Paired per-repetition values of a claim in one run's counted records, derived here (not from the site's modules). */
 function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number }> {
@@ -63,7 +58,7 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
         const wb = nb.get(rep);
         const shared = [...wa.keys()].filter((w) => wb?.has(w));
         return shared.length
-          ? [{ rep, a: mean(shared.map((w) => mid(wa.get(w)!))), b: mean(shared.map((w) => mid(wb!.get(w)!))) }]
+          ? [{ rep, a: mean(shared.map((w) => median(wa.get(w)!))), b: mean(shared.map((w) => median(wb!.get(w)!))) }]
           : [];
       });
   }
@@ -84,7 +79,7 @@ function pairsOf(rs: Rec[], c: Claim): Array<{ rep: number; a: number; b: number
   return [...pa.keys()]
     .sort((x, y) => x - y)
     .filter((rep) => pb.has(rep))
-    .map((rep) => ({ rep, a: mid(pa.get(rep)!.get("")!), b: mid(pb.get(rep)!.get("")!) }));
+    .map((rep) => ({ rep, a: median(pa.get(rep)!.get("")!), b: median(pb.get(rep)!.get("")!) }));
 }
 
 /** Expected row: the run (newest with ≥ 5 paired repetitions, else the one with the most, newest on a tie), the geometric-mean ratio, its t interval, the verdict. */
