@@ -86,6 +86,17 @@ async function startSystem(ctx: RunContext, system: string, tag: string): Promis
   return st;
 }
 
+/**
+ * The system's state without starting it, for a final cleanup whose studies all declare
+ * cleanup_needs_system false (mcp-servers: starting each server would restart the shared Redis and
+ * api-service only for the cleanup to stop them again, ~10 s a server).
+ */
+async function unstartedSystem(system: string): Promise<SystemState> {
+  const def = loadSystem(system);
+  const env = parseKeyValues((await runVerb(path.join(def.dir, "env"), [], { timeoutS: 60 })).stdout);
+  return { def, version: "", env, pids: [], config: {} };
+}
+
 export async function readPids(st: SystemState): Promise<number[]> {
   return (await runVerb(path.join(st.def.dir, "pids"), [], { timeoutS: 60 })).stdout
     .split(/\s+/)
@@ -198,13 +209,18 @@ export async function runVisit(ctx: RunContext, lc: StudyLifecycle, visit: Visit
   if (!work) return;
   const tag = `${system}${visit.study ? `.${visit.study}` : ""}.r${visit.repetition}${finalCleanup ? ".cleanup" : ""}`;
   ctx.writer.manifest.systems[system] ??= { version: null, config: {}, status: "pending", reason: "" };
+  const withoutStart =
+    finalCleanup &&
+    Object.keys(ctx.plan.studies)
+      .filter(needsCleanup)
+      .every((s) => ctx.plan.studies[s].study.cleanup_needs_system === false);
   let started = false;
   try {
     ctx.progress.note(
-      `${system}: start (${finalCleanup ? "cleanup" : `${visit.study ? `${visit.study}, ` : ""}repetition ${visit.repetition}`})`,
+      `${system}: ${withoutStart ? "cleanup (not started)" : `start (${finalCleanup ? "cleanup" : `${visit.study ? `${visit.study}, ` : ""}repetition ${visit.repetition}`})`}`,
     );
-    started = true;
-    const st = await startSystem(ctx, system, tag);
+    started = !withoutStart;
+    const st = withoutStart ? await unstartedSystem(system) : await startSystem(ctx, system, tag);
     if (!st) return;
     for (const [studyName, ps] of Object.entries(ctx.plan.studies)) {
       if (ctx.interrupted()) break;

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { cli, fixtures, tempDir, toyEnv } from "./helpers.ts";
+import { profile } from "./runner-fixtures.ts";
 import { visitOrder, visitOrderByStudy } from "../runner/run.ts";
 
 // The runner's mechanics with a scripted system (a `sleep` process as the server) and a toy study whose
@@ -297,4 +298,40 @@ test("a memory_only system is prepared at every visit, the others once", { timeo
       existsSync(path.join(data, "runs", "20260101T000000Z-memory-only", "logs", `fakedb2.toy.r${rep}.prepare.out`)),
       `prepare log of visit ${rep} kept`,
     );
+});
+
+test("final cleanup after the sequential loop starts the system, unless the study says its cleanup does not need it", {
+  timeout: 240_000,
+}, () => {
+  for (const needs of [true, false]) {
+    // a copy of the toy bench whose study.json says cleanup_needs_system: false (mcp-servers' case)
+    const bench = path.join(tempDir(), "bench");
+    cpSync(path.join(fixtures, "fake-bench"), bench, { recursive: true });
+    const studyFile = path.join(bench, "studies", "toy", "study.json");
+    if (!needs)
+      writeFileSync(
+        studyFile,
+        JSON.stringify({ ...JSON.parse(readFileSync(studyFile, "utf8")), cleanup_needs_system: false }),
+      );
+    const { env } = toyEnv({ SAMEBOX_BENCH_SCRIPTS: bench, TOY_TPS_FAKEDB: "1300", TOY_TPS_FAKEDB2: "1000" });
+    const seq = { max_repetitions: 6, budget_s: 600 };
+    const r = cli(
+      ["run", "--profile", profile(`cleanup-${needs}`, ["measured"], 5, seq), "--run-id", `20260101T000000Z-c${needs}`],
+      env,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const ev = events(env.SAMEBOX_STATE);
+    for (const s of ["fakedb", "fakedb2"]) {
+      const cleanupAt = ev.indexOf(`cleanup ${s}`);
+      assert.ok(cleanupAt > 0, `cleanup ${s} ran`);
+      // the events just before the cleanup: "start <s>" when the final cleanup started the system
+      const startedForCleanup = ev.lastIndexOf(`start ${s}`) > ev.lastIndexOf(`stop ${s}`, cleanupAt);
+      assert.equal(startedForCleanup, needs, `${s}: started for its cleanup = ${needs}`);
+      assert.equal(
+        ev.filter((e) => e === `start ${s}`).length,
+        needs ? 6 : 5,
+        `${s}: 5 visits${needs ? " + the cleanup" : ""}`,
+      );
+    }
+  }
 });

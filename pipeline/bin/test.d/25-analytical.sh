@@ -307,6 +307,27 @@ bad_args() {
 }
 t "bad system, workload or HF_RUNS: one clear line, exit 2" bad_args
 
+# HF_TARGET_S: a short batch gets more runs (up to HF_MAX_RUNS), chosen from the timed first warm-up run
+target_runs() {
+  local dir="$cells/duckdb.aggregate.target" o rc=0
+  CELL_DIR="$dir" HF_TARGET_S=30 HF_MAX_RUNS=5 "$study/run" duckdb aggregate hot >"$dir.out" 2>&1 || { echo "exit $?"; cat "$dir.out"; return 1; }
+  python3 - "$dir" <<'PY' || { cat "$dir.out"; return 1; }
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/runs.json"))
+# 30 s over a batch of well under 6 s: clamped to HF_MAX_RUNS
+assert r["runs"] == 5 and r["max_runs"] == 5 and r["first_warmup_run_ms"] > 0, r
+h = json.load(open(d + "/hyperfine.json"))["results"][0]
+assert len(h["times"]) == 5, len(h["times"])
+assert "'--runs' '5'" in json.load(open(d + "/command.json"))["timed_by"]
+PY
+  o="$(CELL_DIR="$dir" HF_TARGET_S=0.000001 "$study/run" duckdb aggregate hot 2>&1)" || { echo "$o"; return 1; }
+  [[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"])' "$dir/runs.json")" == "$HF_RUNS" ]] || { echo "a tiny target must keep HF_RUNS: $(cat "$dir/runs.json")"; return 1; }
+  o="$(CELL_DIR="$dir" HF_TARGET_S=fast "$study/run" duckdb aggregate hot 2>&1)" && rc=0 || rc=$?
+  [[ $rc -eq 2 && "$o" == *"HF_TARGET_S must be"* ]] || { echo "exit $rc: $o"; return 1; }
+}
+t "HF_TARGET_S: short batches get more runs (runs.json, --runs), a bad value exits 2" target_runs
+
 tp_ok() {
   local dir="$cells/tp.$1.$2"
   CELL_DIR="$dir" "$study/run" "$1" "$2" >"$dir.out" 2>&1 || { cat "$dir.out"; return 1; }

@@ -112,6 +112,17 @@ for system in sqlite postgresql; do
       rm -rf "$cell"
     done
   done
+  # MCPDB_DIRECT_TIMING=0 (quick): no direct.json and no overhead split, but the answers are still checked
+  if [[ " ${installed[*]} " == *" faucet "* ]]; then
+    cell=$(mktemp -d)
+    (set -a; eval "$env_lines"; MCPDB_DIRECT_TIMING=0 VARIANT=faucet-indexed THREADS=1 DURATION=1 WARMUP=1 CELL_DIR="$cell" \
+      bash "$study/run" "$system" point_reads > "$cell/stdout.txt" 2> "$cell/stderr.txt")
+    rc=$?
+    [[ $rc -eq 0 && ! -f "$cell/direct.json" ]] && grep -q "5 of 5 answers match" "$cell/stderr.txt" && grep -q '"direct_timed": false' "$cell/faults.json" \
+      && ok "$system point_reads with MCPDB_DIRECT_TIMING=0: no direct timing, answers still checked" \
+      || bad "$system MCPDB_DIRECT_TIMING=0: exit $rc, direct.json $( [[ -f $cell/direct.json ]] && echo present || echo absent): $(tail -n 3 "$cell/stderr.txt" | tr '\n' ' ')"
+    rm -rf "$cell"
+  fi
   (set -a; eval "$env_lines"; bash "$study/cleanup" "$system") >&2 && ok "cleanup $system" || bad "cleanup $system"
 done
 
@@ -120,6 +131,8 @@ err=$(VARIANT=faucet-baseline bash "$study/run" postgresql no_such_workload 2>&1
 [[ "$err" == *"valid: analytical client_ceiling client_ceiling_k6 concurrency_sweep conformance filtered_queries point_reads session_discovery"* ]] && ok "unknown workload names the valid ones" || bad "unknown workload error: $err"
 err=$(VARIANT=nope-baseline bash "$study/run" postgresql point_reads 2>&1 >/dev/null)
 [[ "$err" == *"valid: faucet-baseline"* ]] && ok "unknown server names the valid variants" || bad "unknown server error: $err"
+err=$(MCPDB_DIRECT_TIMING=no VARIANT=faucet-indexed bash "$study/run" sqlite point_reads 2>&1 >/dev/null); rc=$?
+[[ $rc -eq 2 && "$err" == *"MCPDB_DIRECT_TIMING must be 0 or 1"* ]] && ok "a bad MCPDB_DIRECT_TIMING names the valid values (exit 2)" || bad "MCPDB_DIRECT_TIMING error: exit $rc: $err"
 # MCPDB_VARIANT_WORKLOADS (issue 22: quick runs Toolbox both ways on point_reads on sqlite only).
 err=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=point_reads@" VARIANT=toolboxsafe-indexed bash "$study/run" sqlite point_reads 2>&1 >/dev/null)
 [[ "$err" == *"valid: variant=workload[,workload][@system[,system]]"* ]] && ok "a malformed MCPDB_VARIANT_WORKLOADS names the valid form" || bad "MCPDB_VARIANT_WORKLOADS error: $err"

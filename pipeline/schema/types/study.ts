@@ -7,7 +7,7 @@ import type { Capability, Dialect } from "./defs.ts";
 /**
  * samebox study (bench-scripts/studies/<name>/study.json)
  *
- * A study's identity, the facts the site shows about it, and its documentation. name, title, seed, seed_attribution, requires, dialects, description, workload_order, display_order, category_order, headline_metrics and presets are read by the pipeline and the site and are typed here. Every other field is the study's own documentation of its method (data, parameters, outputs, variants, parity, seed flaws, ...) shown on its site page; studies legitimately document different things, so those stay open (additionalProperties true) with only their common shapes typed below.
+ * A study's identity, the facts the site shows about it, and its documentation. name, title, seed, seed_attribution, requires, dialects, description, workload_order, cleanup_needs_system, display_order, category_order, headline_metrics and presets are read by the pipeline and the site and are typed here. Every other field is the study's own documentation of its method (data, parameters, outputs, variants, parity, seed flaws, ...) shown on its site page; studies legitimately document different things, so those stay open (additionalProperties true) with only their common shapes typed below.
  */
 export interface StudyFile {
   /**
@@ -49,6 +49,10 @@ export interface StudyFile {
    * workloads to run first, in this order (e.g. the one that grows the tables last); the rest follow by name. Each must be a workload file of the study
    */
   workload_order?: string[];
+  /**
+   * false when the study's cleanup verb does not need the system started (mcp-servers: it only stops the study's shared dependencies). The runner's final cleanup then runs it without starting the system; absent = true
+   */
+  cleanup_needs_system?: boolean;
   /**
    * the order the study's page lists workloads in (e.g. the seed's own order); the rest follow in catalog order. Each must be a workload of the study
    */
