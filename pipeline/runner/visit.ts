@@ -216,9 +216,8 @@ export async function runVisit(ctx: RunContext, lc: StudyLifecycle, visit: Visit
       .every((s) => ctx.plan.studies[s].study.cleanup_needs_system === false);
   let started = false;
   try {
-    ctx.progress.note(
-      `${system}: ${withoutStart ? "cleanup (not started)" : `start (${finalCleanup ? "cleanup" : `${visit.study ? `${visit.study}, ` : ""}repetition ${visit.repetition}`})`}`,
-    );
+    const why = finalCleanup ? "cleanup" : `${visit.study ? `${visit.study}, ` : ""}repetition ${visit.repetition}`;
+    ctx.progress.note(`${system}: ${withoutStart ? "cleanup (not started)" : `start (${why})`}`);
     started = !withoutStart;
     const st = withoutStart ? await unstartedSystem(system) : await startSystem(ctx, system, tag);
     if (!st) return;
