@@ -54,7 +54,7 @@ system_use() {
   SYSTEM_NAME="$name"
   SYSTEM_DIR="$SYSTEMS_DIR/$name"
   SYSTEM_JSON="$SYSTEM_DIR/system.json"
-  fields="$(python3 - "$SYSTEM_JSON" <<'PY'
+  fields="$("$SAMEBOX_PY" - "$SYSTEM_JSON" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 sql = doc.get("sql") or {}
@@ -185,7 +185,7 @@ system_dsn() {
 # system_meets STUDY_JSON [NAME]: NAME (default the system in use) has every capability the
 # study requires and, when the study lists dialects, one of them.
 system_meets() {
-  python3 - "$1" "$SYSTEMS_DIR/${2:-$SYSTEM_NAME}/system.json" <<'PY'
+  "$SAMEBOX_PY" - "$1" "$SYSTEMS_DIR/${2:-$SYSTEM_NAME}/system.json" <<'PY'
 import json, sys
 study, system = (json.load(open(p)) for p in sys.argv[1:3])
 caps = set(system.get("capabilities") or [])

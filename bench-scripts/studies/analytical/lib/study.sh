@@ -11,8 +11,7 @@ STUDY_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=../../../lib/system.sh
 . "$BENCH_SCRIPTS_DIR/lib/system.sh"
 PY="$STUDY_DIR/lib/analytical.py"
-# the system interpreter when there is one: version-manager shims (pyenv) add ~100 ms per call
-if [[ -x /usr/bin/python3 ]]; then PYTHON=/usr/bin/python3; else PYTHON="$(command -v python3)"; fi
+PYTHON="$SAMEBOX_PY"   # the system interpreter when there is one (lib/common.sh)
 STATE_DIR="$SAMEBOX_STATE/analytical"
 DATA_DIR="$STATE_DIR/data"
 PARQUET_DIR="$DATA_DIR/parquet"
