@@ -9,11 +9,11 @@ set -euo pipefail
 BENCH_SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SAMEBOX_VERB="${SAMEBOX_VERB:-$(basename "$(cd "$(dirname "$0")" && pwd)")/$(basename "$0")}"
 EXIT_NOT_AVAILABLE=3
+EXIT_BAD_INPUT=2
 # The scripts' own stdlib-only helpers (json_path, system_use, ...) run on the system interpreter when
 # there is one: a version manager's shim (pyenv) costs ~75 ms a call, and one analytical cell made ~10
 # such calls through its verbs (measured: ~0.75 s of a ~2 s cell). Installs keep `python3` as found.
 if [[ -x /usr/bin/python3 ]]; then SAMEBOX_PY=/usr/bin/python3; else SAMEBOX_PY="$(command -v python3 || echo python3)"; fi
-EXIT_BAD_INPUT=2
 
 # Logging goes to stderr so stdout stays the verb's output (env lines, tool output, ...).
 log() { printf '%s %s: %s\n' "$(date -u +%H:%M:%S)" "$SAMEBOX_VERB" "$*" >&2; }

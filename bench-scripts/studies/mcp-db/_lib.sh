@@ -8,10 +8,9 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/common.sh"
 # shellcheck source=../../lib/system.sh
 . "$BENCH_SCRIPTS_DIR/lib/system.sh"
-# The system interpreter when there is one: a version manager's shim (pyenv) costs ~0.1 s per call idle
-# and seconds on a loaded box, and a cell calls python3 a dozen times (json_get, faults) outside its
-# measured window; only the cell's wall time suffers, never a measured figure.
-if [[ -x /usr/bin/python3 ]]; then python3() { /usr/bin/python3 "$@"; }; fi
+# This study's own python3 calls (faults, args, counts) take the interpreter lib/common.sh picked
+# (SAMEBOX_PY: the system one, not a version manager's slow shim).
+python3() { "$SAMEBOX_PY" "$@"; }
 
 MCPDB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MCPDB_SERVERS_DIR="$MCPDB_DIR/servers"
