@@ -55,6 +55,17 @@ if ! command -v native-image >/dev/null && [[ -z "${GRAALVM_HOME:-}" ]]; then
   done
 fi
 
+# A build is keyed by its sources' contents, not by the checkout's path: a fresh clone elsewhere must
+# not rebuild into the shared /opt folder (each Maven build takes 5-11 s at a run's start).
+src_hashes() { bash -c '. "$1/systems/mcp-java/_lib.sh"; jvm_sources_hash; mcp_src_hash "$1/lib/mcp-jvm/common" "$1/lib/mcp-jvm/pom.xml"' "$1/systems/mcp-java/x" "$1"; }
+copy=$(mktemp -d)
+mkdir -p "$copy/moved/systems" && cp -r bench-scripts/lib "$copy/moved/" && cp -r "$sys/mcp-java" "$copy/moved/systems/"
+here=$(src_hashes "$PWD/bench-scripts"); there=$(src_hashes "$copy/moved")
+[[ -n "$here" && "$here" == "$there" ]] && ok "source hashes do not depend on the checkout's path" || bad "source hashes differ by path: '$here' vs '$there'"
+echo "// changed" >> "$copy/moved/lib/mcp-jvm/pom.xml"
+[[ "$(src_hashes "$copy/moved")" != "$here" ]] && ok "source hashes change with the sources" || bad "a changed pom.xml kept the same hash"
+rm -rf "$copy"
+
 # The JVM servers: one JDK (25) and the same JVM flags for all, recorded by config.
 for s in "${jvm[@]}"; do
   cfg=$(bash "$sys/$s/config" 2>&1)

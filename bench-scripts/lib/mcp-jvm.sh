@@ -31,10 +31,11 @@ jvm_use_jdk() {
   JVM_JAVA="$JAVA_HOME/bin/java"
 }
 
-# jvm_sources_hash: the sources this system's build depends on (parent pom, common, its module).
+# jvm_sources_hash: the sources this system's build depends on (parent pom, common, its module),
+# by content, not by where the checkout is (see mcp_src_hash).
 jvm_sources_hash() {
   {
-    sha256sum "$JVM_ROOT/pom.xml"
+    sha256sum < "$JVM_ROOT/pom.xml"
     mcp_src_hash "$JVM_ROOT/common"
     mcp_src_hash "$JVM_ROOT/$JVM_MODULE"
   } | sha256sum | cut -c1-16

@@ -183,13 +183,15 @@ mcp_server_env() { printf 'MCP_URL=%s\nMCP_SERVER_TYPE=%s\n' "$MCP_URL" "$MCP_IM
 mcp_server_pids() { mcp_pid; }
 
 # mcp_src_hash DIR [EXTRA_FILE...]: a short hash of the files under DIR that a build depends on
-# (skips build output folders), plus EXTRA_FILEs. Used to rebuild only when sources changed.
+# (skips build output folders), plus EXTRA_FILEs. Used to rebuild only when sources changed. Paths
+# relative to DIR and EXTRA_FILEs by base name: the same sources in another checkout (a fresh clone)
+# hash the same, so they do not rebuild into the shared /opt folder.
 mcp_src_hash() {
-  local dir="$1"; shift
+  local dir="$1" f; shift
   {
     (cd "$dir" && find . \( -name target -o -name node_modules -o -name bin -o -name .venv -o -name build \) -prune \
       -o -type f -print | LC_ALL=C sort | xargs -r sha256sum)
-    if (( $# > 0 )); then sha256sum "$@"; fi
+    for f in "$@"; do printf '%s  %s\n' "$(sha256sum < "$f" | cut -c1-64)" "$(basename "$f")"; done
   } | sha256sum | cut -c1-16
 }
 
