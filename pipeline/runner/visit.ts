@@ -1,4 +1,4 @@
-// A visit: one system started (start, check, version, env, config, pids), the pending cells of one
+// A visit: one system started (start, check, env, pids; version and config at its first visit of the run), the pending cells of one
 // repetition of one study (of every study in runs ordered before seeded-rotation-by-study) run on it (each study prepared at the system's first visit and
 // cleaned up after its last), the system stopped again — whatever happened in between.
 import path from "node:path";
@@ -70,9 +70,8 @@ async function startSystem(ctx: RunContext, system: string, tag: string): Promis
   if (chk.code !== 0)
     throw new VerbFailure(`check failed (exit ${chk.code}): ${tail(chk.stderr)}`, `logs/${tag}.check.err`, chk.code);
   const st: SystemState = { def, version: "", env: {}, pids: [], config: {} };
-  st.version = (await runVerb(verb("version"), [], { timeoutS: 60 })).stdout.trim().split("\n")[0] ?? "";
+  Object.assign(st, await versionAndConfig(ctx, system, verb));
   st.env = parseKeyValues((await runVerb(verb("env"), [], { timeoutS: 60 })).stdout);
-  st.config = parseKeyValues((await runVerb(verb("config"), [], { timeoutS: 60 })).stdout);
   st.pids = await readPids(st);
   if (systemsOut[system].status !== "ok") {
     Object.assign(systemsOut[system], {
@@ -84,6 +83,28 @@ async function startSystem(ctx: RunContext, system: string, tag: string): Promis
   }
   ctx.writer.write();
   return st;
+}
+
+// Per run (and per resume: a resumed run asks again), what each system's version and config verbs
+// said at its first visit. Neither changes while a run lasts (same binaries, same config files), and
+// the two verbs cost 0.1-1.1 s a visit (config queries the server, version starts a JVM or the engine).
+const versionConfigSeen = new WeakMap<RunContext, Map<string, Pick<SystemState, "version" | "config">>>();
+
+async function versionAndConfig(
+  ctx: RunContext,
+  system: string,
+  verb: (v: string) => string,
+): Promise<Pick<SystemState, "version" | "config">> {
+  const seen = versionConfigSeen.get(ctx) ?? new Map();
+  versionConfigSeen.set(ctx, seen);
+  const known = seen.get(system);
+  if (known) return known;
+  const facts = {
+    version: (await runVerb(verb("version"), [], { timeoutS: 60 })).stdout.trim().split("\n")[0] ?? "",
+    config: parseKeyValues((await runVerb(verb("config"), [], { timeoutS: 60 })).stdout),
+  };
+  seen.set(system, facts);
+  return facts;
 }
 
 /**

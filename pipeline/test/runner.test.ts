@@ -175,6 +175,9 @@ test("interleaved run: study install once before any start, prepare once per sys
     assert.equal(ev.filter((e) => e === `cleanup ${s}`).length, 1, `cleanup ${s} once`);
     assert.equal(ev.filter((e) => e === `start ${s}`).length, 3, `${s} started at each of its 3 visits`);
     assert.equal(ev.filter((e) => e === `stop ${s}`).length, 3, `${s} stopped after each visit`);
+    // version and config cannot change within a run: asked at the first visit only (0.1-1.1 s a visit)
+    assert.equal(ev.filter((e) => e === `version ${s}`).length, 1, `${s} version asked once`);
+    assert.equal(ev.filter((e) => e === `config ${s}`).length, 1, `${s} config asked once`);
     const lastStart = ev.lastIndexOf(`start ${s}`);
     assert.ok(ev.indexOf(`cleanup ${s}`) > lastStart, `cleanup ${s} after its last visit started`);
   }
