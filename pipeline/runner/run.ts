@@ -35,7 +35,7 @@ import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
 import { acquireRunLock } from "./run-lock.ts";
 import { defaultNoiseGuard, MAX_ATTEMPTS, newManifest, refuseIfBusy } from "./run-start.ts";
-import { lifecycleKey, newLifecycle, runVisit } from "./visit.ts";
+import { cleanupsWithoutSystem, lifecycleKey, newLifecycle, runVisit } from "./visit.ts";
 
 // The plan's pieces are imported from here by the CLI, estimate and tests.
 export { defaultOrderSeed, interleave, newRunId, planRun, visitOrder, visitOrderByStudy } from "./plan.ts";
@@ -142,6 +142,7 @@ async function execute(ctx: RunContext, install: boolean, seed: number, startedA
     await sequentialStudy(ctx, lc, study, seed);
   }
   await deferredCleanups(ctx, lc);
+  if (ctx.interrupted()) await cleanupsWithoutSystem(ctx, lc);
   return finish(ctx, startedAtMs);
 }
 

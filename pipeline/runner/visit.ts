@@ -193,6 +193,31 @@ export async function cleanup(
   lc.cleaned.add(key);
 }
 
+/** What a study's verbs get on a system: the profile's env, the system's env and where they are. */
+const studyEnv = (ctx: RunContext, ps: PlannedStudy, st: SystemState) => ({
+  ...ps.env,
+  ...st.env,
+  SAMEBOX_RUN_DIR: ctx.runDir,
+  SYSTEM: st.def.name,
+  SYSTEM_DIR: st.def.dir,
+});
+
+/**
+ * After an interrupt: the cleanups that need no running system (study.json cleanup_needs_system false;
+ * mcp-servers' stops the shared Redis and api-service), so an interrupted run leaves no helper busy on the
+ * machine for the next run's busy check to find. The others wait: they would start each system, and a
+ * resumed run prepares every (system, study) again anyway.
+ */
+export async function cleanupsWithoutSystem(ctx: RunContext, lc: StudyLifecycle): Promise<void> {
+  for (const system of ctx.plan.systems)
+    for (const [studyName, ps] of Object.entries(ctx.plan.studies)) {
+      const key = lifecycleKey(system, studyName);
+      if (ps.study.cleanup_needs_system !== false || !lc.prepared.has(key) || lc.cleaned.has(key)) continue;
+      const st = await unstartedSystem(system);
+      await cleanup(ctx, lc, system, studyName, studyEnv(ctx, ps, st));
+    }
+}
+
 async function visitStudy(
   ctx: RunContext,
   lc: StudyLifecycle,
@@ -205,7 +230,7 @@ async function visitStudy(
   const system = visit.system;
   const key = lifecycleKey(system, studyName);
   const cells = ctx.plan.cells.filter((c) => c.study === studyName && inVisit(c, visit) && pending(c));
-  const baseEnv = { ...ps.env, ...st.env, SAMEBOX_RUN_DIR: ctx.runDir, SYSTEM: system, SYSTEM_DIR: st.def.dir };
+  const baseEnv = studyEnv(ctx, ps, st);
   if (cells.length && !(await prepareOnce(ctx, lc, st, studyName, ps, baseEnv, visit.repetition))) return;
   for (const cell of cells) {
     if (ctx.interrupted()) return;

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { cli, nodeBin, repoRoot, toyEnv } from "./helpers.ts";
+import { cli, fixtures, nodeBin, repoRoot, tempDir, toyEnv } from "./helpers.ts";
 
 // What makes a run's answers trustworthy, with the scripted toy study (pipeline/test/fixtures/fake-bench):
 // claim-driven sequential repetitions (stop when decided, stop at the budget), the noise guard (a CPU
@@ -206,6 +206,57 @@ test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume e
   const again = cli(["run", "--resume", id], env);
   assert.equal(again.code, 2);
   assert.match(again.stderr, /is complete; nothing to resume/);
+});
+
+test("an interrupted run (SIGTERM) still runs the cleanups that need no system, and no other", {
+  timeout: 240_000,
+}, async () => {
+  for (const needs of [false, true]) {
+    // a copy of the toy bench whose study.json says cleanup_needs_system: false (mcp-servers' case: its
+    // cleanup stops the shared Redis and api-service, which an interrupted run would otherwise leave up)
+    const bench = path.join(tempDir(), "bench");
+    cpSync(path.join(fixtures, "fake-bench"), bench, { recursive: true });
+    const studyFile = path.join(bench, "studies", "toy", "study.json");
+    writeFileSync(
+      studyFile,
+      JSON.stringify({ ...JSON.parse(readFileSync(studyFile, "utf8")), cleanup_needs_system: needs }),
+    );
+    const { data, env } = toyEnv({ SAMEBOX_BENCH_SCRIPTS: bench });
+    const id = `20260101T000000Z-term-${needs}`;
+    const child = spawn(
+      nodeBin,
+      [
+        "--disable-warning=ExperimentalWarning",
+        path.join(repoRoot, "pipeline", "cli.ts"),
+        "run",
+        "--profile",
+        profile(`term-${needs}`, ["nap"], 4),
+        "--run-id",
+        id,
+      ],
+      { env: { ...process.env, CI: "1", ...env }, stdio: "ignore" },
+    );
+    const mfile = path.join(data, "runs", id, "manifest.json");
+    const okCells = () =>
+      existsSync(mfile)
+        ? (JSON.parse(readFileSync(mfile, "utf8")) as Manifest).cells.filter((c) => c.status === "ok").length
+        : 0;
+    for (let i = 0; i < 600 && okCells() < 3; i++) await new Promise((res) => setTimeout(res, 100));
+    assert.ok(okCells() >= 3, "both systems prepared before the interrupt");
+    const exited = new Promise((res) => child.once("exit", res));
+    child.kill("SIGTERM");
+    await exited;
+    const m = manifestOf(data, id);
+    assert.equal(m.status, "interrupted");
+    const ev = readFileSync(path.join(env.SAMEBOX_STATE, "events"), "utf8").trim().split("\n");
+    const lastStop = Math.max(ev.lastIndexOf("stop fakedb"), ev.lastIndexOf("stop fakedb2"));
+    for (const s of ["fakedb", "fakedb2"]) {
+      const at = ev.indexOf(`cleanup ${s}`);
+      if (needs) assert.equal(at, -1, `${s}: a cleanup that needs its system waits for the resume`);
+      else assert.ok(at > lastStop, `${s}: cleaned up after the interrupt, without starting it`);
+    }
+    assert.equal(ev.filter((e) => e.startsWith("start ")).length, ev.filter((e) => e.startsWith("stop ")).length);
+  }
 });
 
 test("one run at a time per state folder: a second run beside a live one is refused; a dead runner's lock is taken over", {

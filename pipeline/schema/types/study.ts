@@ -50,7 +50,7 @@ export interface StudyFile {
    */
   workload_order?: string[];
   /**
-   * false when the study's cleanup verb does not need the system started (mcp-servers: it only stops the study's shared dependencies). The runner's final cleanup then runs it without starting the system; absent = true
+   * false when the study's cleanup verb does not need the system started (mcp-servers: it only stops the study's shared dependencies). The runner's final cleanup then runs it without starting the system, and an interrupted run still runs it (the others wait for the resume); absent = true
    */
   cleanup_needs_system?: boolean;
   /**
