@@ -194,9 +194,9 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
         : "no repetition measured both sides",
     };
   }
+  // log(a/b) oriented so that > 0 means a is better: intervals of positive quantities stay above 0.
   const d = valid.map((s) => (claim.better === "higher" ? Math.log(s.a / s.b) : Math.log(s.b / s.a)));
-  const m = mean(d);
-  const ratio = Math.exp(m);
+  const ratio = Math.exp(mean(d));
   if (n < o.minRepetitions) {
     return {
       verdict: "undecided",
@@ -206,21 +206,38 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
       why: `${n} of ${o.minRepetitions} repetitions: too few for an interval (ours ${fmtRatio(ratio)} is shown without one; the claim holds for ${regionText(claim)})`,
     };
   }
+  return decide(claim, logInterval(d, level), o.tieMargin);
+}
+
+/** A Student t interval on the mean of paired log ratios (Kalibera & Jones, ISMM 2013), at two-sided `level`. */
+interface LogInterval {
+  n: number;
+  /** mean log ratio, its half-width and the sample sd of the log ratios */
+  m: number;
+  h: number;
+  sd: number;
+  level: number;
+}
+
+function logInterval(d: number[], level: number): LogInterval {
+  const n = d.length;
+  const m = mean(d);
   const sd = Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1));
-  const h = (tQuantile(1 - level / 2, n - 1) * sd) / Math.sqrt(n);
-  const lo = Math.exp(m - h);
-  const hi = Math.exp(m + h);
-  const relHalfWidth = Math.exp(h) - 1;
+  return { n, m, h: (tQuantile(1 - level / 2, n - 1) * sd) / Math.sqrt(n), sd, level };
+}
+
+/** Tie, reproduces or does not reproduce when the interval settles it; undecided otherwise. */
+function decide(claim: Claim, iv: LogInterval, tieMargin: number): ClaimJudgement {
+  const { n, m, h, level } = iv;
+  const base = { n, ratio: Math.exp(m), lo: Math.exp(m - h), hi: Math.exp(m + h), relHalfWidth: Math.exp(h) - 1 };
   const pct = `${Number((100 * (1 - level)).toPrecision(4))} %`;
-  const ivText = `ours ${fmtRatio(ratio)}, ${pct} interval ${fmtRatio(lo)}–${fmtRatio(hi)} over ${n} paired repetitions`;
-  const base = { n, ratio, lo, hi, relHalfWidth };
-  const tieLo = -Math.log(1 + o.tieMargin);
-  const tieHi = Math.log(1 + o.tieMargin);
-  if (claim.kind === "ordering" && m - h >= tieLo && m + h <= tieHi) {
+  const ivText = `ours ${fmtRatio(base.ratio)}, ${pct} interval ${fmtRatio(base.lo)}–${fmtRatio(base.hi)} over ${n} paired repetitions`;
+  const tie = Math.log(1 + tieMargin);
+  if (claim.kind === "ordering" && m - h >= -tie && m + h <= tie) {
     return {
       ...base,
       verdict: "tie",
-      why: `${ivText}: the whole interval lies within ${Math.round(o.tieMargin * 100)} % of 1, so no meaningful difference`,
+      why: `${ivText}: the whole interval lies within ${Math.round(tieMargin * 100)} % of 1, so no meaningful difference`,
     };
   }
   const region = claimRegion(claim);
@@ -241,22 +258,26 @@ export function judgeClaim(claim: Claim, samples: PairedSample[], opts: JudgeOpt
       verdict: "does not reproduce",
       why: `${ivText}: the whole interval lies outside where the claim holds (${regionText(claim)})`,
     };
-  // Undecided: the half-width that would decide is the distance from the estimate to the nearest bound
-  // it must clear (for an ordering claim inside the tie zone, also the tie edges: whichever decides later).
-  let needed: number;
-  const edges = [rlo, rhi].filter(Number.isFinite);
-  if (claim.kind === "ordering")
-    needed = Math.abs(m) >= tieHi ? Math.abs(m) : Math.max(Math.abs(m), tieHi - Math.abs(m));
-  else needed = Math.min(...edges.map((e) => Math.abs(m - e)));
+  const needed = decisiveHalfWidth(claim, m, [rlo, rhi].filter(Number.isFinite), tie);
   const moreRepetitions = needed > 0 ? Math.max(1, Math.ceil(n * (h / needed) ** 2 - n)) : undefined;
   return {
     ...base,
     verdict: "undecided",
     moreRepetitions,
     decisiveLogHalfWidth: needed,
-    sdLog: sd,
-    why: `${ivText}: the interval straddles a bound of where the claim holds (${regionText(claim)}); its relative half-width is ${Number((relHalfWidth * 100).toPrecision(2))} %${moreRepetitions !== undefined ? `, about ${moreRepetitions} more repetition${moreRepetitions === 1 ? "" : "s"} would decide` : ""}`,
+    sdLog: iv.sd,
+    why: `${ivText}: the interval straddles a bound of where the claim holds (${regionText(claim)}); its relative half-width is ${Number((base.relHalfWidth * 100).toPrecision(2))} %${moreRepetitions !== undefined ? `, about ${moreRepetitions} more repetition${moreRepetitions === 1 ? "" : "s"} would decide` : ""}`,
   };
+}
+
+/**
+ * The log half-width that would decide an undecided claim: the distance from the estimate `m` to the
+ * nearest bound it must clear (for an ordering claim inside the tie zone, also the tie edges: whichever
+ * decides later).
+ */
+function decisiveHalfWidth(claim: Claim, m: number, edges: number[], tie: number): number {
+  if (claim.kind === "ordering") return Math.abs(m) >= tie ? Math.abs(m) : Math.max(Math.abs(m), tie - Math.abs(m));
+  return Math.min(...edges.map((e) => Math.abs(m - e)));
 }
 
 /**
