@@ -102,20 +102,29 @@ mem_fraction_mib() {
 }
 
 # ---- processes ------------------------------------------------------------------------
-# wait_until TIMEOUT_S WHAT CMD...: poll CMD every 0.5 s until it succeeds; at most TIMEOUT_S.
+# wait_until TIMEOUT_S WHAT CMD...: poll CMD every 0.2 s until it succeeds; at most TIMEOUT_S (plus the checks' own time).
 wait_until() {
   local timeout_s="$1" what="$2"
   shift 2
-  local tries=$(( timeout_s * 2 )) i
+  local tries=$(( timeout_s * 5 )) i
   for (( i = 0; i < tries; i++ )); do
     if "$@" >/dev/null 2>&1; then return 0; fi
-    sleep 0.5
+    sleep 0.2
   done
   log "gave up after ${timeout_s}s waiting for: $what"
   return 1
 }
 
-pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
+# pid_alive PID: the process exists and has not exited. An exited process stays a zombie until its parent
+# reaps it, and a server started in its own session (setsid) has PID 1 as its parent, which here reaps
+# about once a second: counting zombies as alive made every stop wait ~1 s after the server had exited.
+pid_alive() {
+  [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null || return 1
+  local stat
+  read -r stat < "/proc/$1/stat" 2>/dev/null || return 1
+  stat="${stat##*) }" # the state follows the command name, which may hold spaces and parentheses
+  [[ "${stat%% *}" != Z ]]
+}
 pid_gone() { ! pid_alive "$1"; }
 
 # pidfile_pid FILE: print the pid in FILE when that process is alive; nothing otherwise.

@@ -166,7 +166,7 @@ mcp_server_stop() {
   pid="$(mcp_pid)"
   if [[ -z "$pid" ]]; then rm -f "$MCP_PIDFILE"; return 0; fi
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for (( i = 0; i < 40; i++ )); do pid_alive "$pid" || break; sleep 0.25; done
+  for (( i = 0; i < 200; i++ )); do pid_alive "$pid" || break; sleep 0.05; done
   if pid_alive "$pid"; then
     log "$MCP_NAME (pid $pid) ignored TERM for 10 s: KILL"
     kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true

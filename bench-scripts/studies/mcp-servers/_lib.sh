@@ -94,7 +94,7 @@ stop_group() {
   pid="$(pidfile_pid "$1")"
   if [[ -z "$pid" ]]; then rm -f "$1"; return 0; fi
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for (( i = 0; i < 40; i++ )); do pid_alive "$pid" || break; sleep 0.25; done
+  for (( i = 0; i < 200; i++ )); do pid_alive "$pid" || break; sleep 0.05; done
   if pid_alive "$pid"; then kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true; fi
   rm -f "$1"
   log "$2 stopped"

@@ -100,6 +100,12 @@ PY
 for s in postgresql mariadb sqlite duckdb; do
   t "$s/install" "$systems/$s/install"
 done
+# An exited server stays a zombie until PID 1 reaps it (about once a second here): stops must not wait for that.
+t "pid_alive: a zombie counts as exited, a live process as alive" bash -c '. bench-scripts/lib/common.sh
+  f=$(mktemp); (sh -c "echo \$\$ > $f; exec sleep 0.1" & exec sleep 2) & sleep 0.5; z=$(cat "$f")
+  [[ "$(awk "{print \$3}" "/proc/$z/stat")" == Z ]] || { echo "setup: $z is not a zombie"; exit 1; }
+  ! pid_alive "$z" || { echo "zombie $z counted as alive"; exit 1; }
+  pid_alive $$ || { echo "live $$ counted as gone"; exit 1; }'
 t "oltp/install (sysbench)" "$study/install"
 
 # mysql installs from Oracle's tarball on Ubuntu 24.04 only; elsewhere every verb that
@@ -312,7 +318,8 @@ t "  the original still answers after the copy stopped" "$systems/postgresql/che
 for s in postgresql mariadb; do
   pids="$("$systems/$s/pids")"
   t "$s/stop" "$systems/$s/stop"
-  t "  $s: server process gone" bash -c 'for p in $1; do ! kill -0 "$p" 2>/dev/null || exit 1; done' _ "$pids"
+  # exited: gone, or a zombie PID 1 has not reaped yet (pid_alive; it holds no port, no file, no memory)
+  t "  $s: server process gone" bash -c '. bench-scripts/lib/common.sh; for p in $1; do ! pid_alive "$p" || exit 1; done' _ "$pids"
   t "  $s: nothing listens on ${port[$s]}" nothing_listens "${port[$s]}"
   t "  $s/stop again exits 0" "$systems/$s/stop"
   t "  $s/check now fails" bash -c '! "$1"' _ "$systems/$s/check"
