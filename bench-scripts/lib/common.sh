@@ -136,6 +136,23 @@ pidfile_pid() {
   return 0
 }
 
+# stop_group PIDFILE NAME: TERM the process group whose leader's pid PIDFILE holds (started with setsid),
+# KILL when it has not exited within 10 s (checked every 0.05 s); children that left the group are not
+# ours to chase. Exit 0 when it was not running.
+stop_group() {
+  local pid i
+  pid="$(pidfile_pid "$1")"
+  if [[ -z "$pid" ]]; then rm -f "$1"; return 0; fi
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  for (( i = 0; i < 200; i++ )); do pid_alive "$pid" || break; sleep 0.05; done
+  if pid_alive "$pid"; then
+    log "$2 (pid $pid) ignored TERM for 10 s: KILL"
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+  log "$2 stopped"
+}
+
 # inside_pidfile PIDFILE: tells the runner's noise guard that the daemon whose pid this file holds is part
 # of the system under test (a study's helper such as Redis, or an MCP server started with setsid, which
 # leaves the runner's process tree), so its CPU counts as the cell's own and not as other work on the

@@ -161,20 +161,7 @@ mcp_server_start() {
 }
 
 # mcp_server_stop: TERM the process group (setsid made the server its leader), KILL after 10 s.
-mcp_server_stop() {
-  local pid i
-  pid="$(mcp_pid)"
-  if [[ -z "$pid" ]]; then rm -f "$MCP_PIDFILE"; return 0; fi
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for (( i = 0; i < 200; i++ )); do pid_alive "$pid" || break; sleep 0.05; done
-  if pid_alive "$pid"; then
-    log "$MCP_NAME (pid $pid) ignored TERM for 10 s: KILL"
-    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-  fi
-  # Children that left the group are not ours to chase; the group is what setsid gave us.
-  rm -f "$MCP_PIDFILE"
-  log "$MCP_NAME stopped"
-}
+mcp_server_stop() { stop_group "$MCP_PIDFILE" "$MCP_NAME"; }
 
 mcp_server_check() { mcp_initialize_ok; }
 

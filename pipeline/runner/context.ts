@@ -29,6 +29,9 @@ export interface RunContext {
   noise: NoiseSettings;
   /** every record of the run so far (ok and noisy cells), for the sequential loop's judgements */
   records: ResultRecord[];
+  /** each system's version and config verbs' answers at its first visit of this run (or of this resume):
+   * neither changes while a run lasts, and the two verbs cost 0.1-1.1 s a visit */
+  systemFacts: Map<string, Pick<SystemState, "version" | "config">>;
   interrupted: () => boolean;
   log: (s: string) => void;
 }

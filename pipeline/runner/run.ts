@@ -77,6 +77,7 @@ function newContext(
     progress,
     noise,
     records: [],
+    systemFacts: new Map(),
     interrupted: () => interrupted,
     log,
   };

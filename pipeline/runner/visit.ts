@@ -85,25 +85,19 @@ async function startSystem(ctx: RunContext, system: string, tag: string): Promis
   return st;
 }
 
-// Per run (and per resume: a resumed run asks again), what each system's version and config verbs
-// said at its first visit. Neither changes while a run lasts (same binaries, same config files), and
-// the two verbs cost 0.1-1.1 s a visit (config queries the server, version starts a JVM or the engine).
-const versionConfigSeen = new WeakMap<RunContext, Map<string, Pick<SystemState, "version" | "config">>>();
-
+/** The system's version and config, asked at its first visit of the run only (RunContext.systemFacts). */
 async function versionAndConfig(
   ctx: RunContext,
   system: string,
   verb: (v: string) => string,
 ): Promise<Pick<SystemState, "version" | "config">> {
-  const seen = versionConfigSeen.get(ctx) ?? new Map();
-  versionConfigSeen.set(ctx, seen);
-  const known = seen.get(system);
+  const known = ctx.systemFacts.get(system);
   if (known) return known;
   const facts = {
     version: (await runVerb(verb("version"), [], { timeoutS: 60 })).stdout.trim().split("\n")[0] ?? "",
     config: parseKeyValues((await runVerb(verb("config"), [], { timeoutS: 60 })).stdout),
   };
-  seen.set(system, facts);
+  ctx.systemFacts.set(system, facts);
   return facts;
 }
 

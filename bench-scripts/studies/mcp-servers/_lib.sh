@@ -88,18 +88,6 @@ redis_ok() { [[ "$(redis-cli -h 127.0.0.1 -p "$SAMEBOX_REDIS_PORT" PING 2>/dev/n
 api_ok() { curl -fsS -m 3 "$API_SERVICE_URL/health" 2>/dev/null | grep -q '"status":"ok"'; }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-# stop_group PIDFILE NAME: TERM the process group started with setsid, KILL after 10 s.
-stop_group() {
-  local pid i
-  pid="$(pidfile_pid "$1")"
-  if [[ -z "$pid" ]]; then rm -f "$1"; return 0; fi
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  for (( i = 0; i < 200; i++ )); do pid_alive "$pid" || break; sleep 0.05; done
-  if pid_alive "$pid"; then kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true; fi
-  rm -f "$1"
-  log "$2 stopped"
-}
-
 redis_start() {
   inside_pidfile "$REDIS_DIR/redis.pid"  # part of the system under test: the noise guard counts it as inside
   if [[ -n "$(redis_pid)" ]] && redis_ok; then return 0; fi
