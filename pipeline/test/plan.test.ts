@@ -28,7 +28,7 @@ test("visits go study by study within a repetition: a study's systems are consec
   const plan = planRun({ profile: "quick", studies: ["oltp", "payments"], systems: ["postgresql", "mariadb"] });
   const order = interleave(plan, 11);
   assert.equal(order.method, "seeded-rotation-by-study");
-  // a study may have fewer base repetitions than another (quick: payments 5, oltp 7): it is visited in those only
+  // a study may have fewer base repetitions than another (quick: analytical 5, oltp 7): it is visited in those only
   const reps = { oltp: plan.studies.oltp.repetitions, payments: plan.studies.payments.repetitions };
   assert.equal(order.visits.length, 2 * (reps.oltp + reps.payments), "one visit per system, study and repetition");
   for (let rep = 1; rep <= Math.max(reps.oltp, reps.payments); rep++) {
