@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.write:
         args.docs.write_text(new, encoding="utf-8")
-        print(f"{args.docs}: {len(stale)} of {len(BLOCK.findall(text))} tables updated ({', '.join(stale) or 'none changed'})")
+        # + 1: the first-runs table, which BLOCK does not match
+        print(f"{args.docs}: {len(stale)} of {len(BLOCK.findall(text)) + 1} tables updated ({', '.join(stale) or 'none changed'})")
         return 0
     if stale:
         sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True), str(args.docs), "estimate today"))
