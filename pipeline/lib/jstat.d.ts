@@ -5,6 +5,10 @@ declare module "jstat" {
     cdf(x: number, mean: number, sd: number): number;
     inv(p: number, mean: number, sd: number): number;
   }
-  const jStat: { normal: Distribution };
+  interface StudentT {
+    cdf(x: number, dof: number): number;
+    inv(p: number, dof: number): number;
+  }
+  const jStat: { normal: Distribution; studentt: StudentT };
   export default jStat;
 }
