@@ -5,10 +5,6 @@ declare module "jstat" {
     cdf(x: number, mean: number, sd: number): number;
     inv(p: number, mean: number, sd: number): number;
   }
-  interface StudentT {
-    cdf(x: number, dof: number): number;
-    inv(p: number, dof: number): number;
-  }
-  const jStat: { normal: Distribution; studentt: StudentT };
+  const jStat: { normal: Distribution };
   export default jStat;
 }
