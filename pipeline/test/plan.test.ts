@@ -25,10 +25,10 @@ test("a once_per_run workload is planned in repetition 1 only; timed workloads i
 // The two sides of a claim run back to back: each repetition visits study by study, and a visit runs one
 // system's cells of one study, so no other study's server runs between a pair's sides.
 test("visits go study by study within a repetition: a study's systems are consecutive, each study in a balanced rotation", () => {
-  const plan = planRun({ profile: "quick", studies: ["oltp", "payments"], systems: ["postgresql", "mariadb"] });
+  const plan = planRun({ profile: "full", studies: ["oltp", "payments"], systems: ["postgresql", "mariadb"] });
   const order = interleave(plan, 11);
   assert.equal(order.method, "seeded-rotation-by-study");
-  // a study may have fewer base repetitions than another (quick: analytical 5, oltp 7): it is visited in those only
+  // a study may have fewer base repetitions than another (full: payments 1, oltp 3): it is visited in those only
   const reps = { oltp: plan.studies.oltp.repetitions, payments: plan.studies.payments.repetitions };
   assert.equal(order.visits.length, 2 * (reps.oltp + reps.payments), "one visit per system, study and repetition");
   for (let rep = 1; rep <= Math.max(reps.oltp, reps.payments); rep++) {

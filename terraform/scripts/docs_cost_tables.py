@@ -105,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.write:
         args.docs.write_text(new, encoding="utf-8")
-        # + 1: the first-runs table, which BLOCK does not match
-        print(f"{args.docs}: {len(stale)} of {len(BLOCK.findall(text)) + 1} tables updated ({', '.join(stale) or 'none changed'})")
+        tables = len(BLOCK.findall(text)) + len(FIRST_RUNS.findall(text))
+        print(f"{args.docs}: {len(stale)} of {tables} tables updated ({', '.join(stale) or 'none changed'})")
         return 0
     if stale:
         sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True), str(args.docs), "estimate today"))
