@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { startPreview, launchBrowser, repoRoot, type Preview } from "./harness.ts";
-import { records, runs, featuredRunOf, siteDir, type Manifest } from "./expectations.ts";
+import { records, runs, featuredRunOf, siteDir, type Manifest, type Rec } from "./expectations.ts";
+import { safetyRunOf } from "../src/lib/conformance.ts";
 
 let preview: Preview;
 let browser: Browser;
@@ -252,11 +253,93 @@ for (const study of ["mcp-servers", "mcp-db"]) {
   });
 }
 
+// The safety table's run (safetyRunOf): the featured run when it measured Toolbox both ways, else the newest
+// run on its machine that did, never another machine's. Synthetic runs, so each rule can fail.
+const runOn = (run_id: string, started_at: string, label: string) =>
+  ({ run_id, started_at, profile: "full", machine: { label }, cells: [] }) as unknown as Manifest;
+const tputOf = (run_id: string, server: string, concurrency = 8) =>
+  [1, 2].map((repetition) => ({
+    run_id,
+    server,
+    concurrency,
+    repetition,
+    source: "measured",
+    study: "mcp-db",
+    t: null,
+    workload: "point_reads",
+    system: "sqlite",
+    variant: "indexed",
+    metric: "throughput",
+    value: 100,
+  })) as unknown as Rec[];
+const bothWays = (run: string) => [...tputOf(run, "toolbox"), ...tputOf(run, "toolboxsafe")];
+const featuredA = runOn("F", "2026-11-28T16:00:00Z", "A");
+const olderA = runOn("O1", "2026-11-27T10:00:00Z", "A");
+const oldestA = runOn("O0", "2026-11-26T10:00:00Z", "A");
+const newerB = runOn("N", "2026-11-29T10:00:00Z", "B");
+// Newer than the featured run on its machine (a later run, e.g. a run page's neighbour): never preferred to it.
+const newerA = runOn("L", "2026-11-28T20:00:00Z", "A");
+const allRuns = [oldestA, newerB, featuredA, newerA, olderA];
+
+test("safetyRunOf: a featured run without Toolbox both ways takes the newest same-machine run's, never another machine's", () => {
+  const recs = [...tputOf("F", "toolbox"), ...bothWays("O1"), ...bothWays("O0"), ...bothWays("N")];
+  assert.equal(safetyRunOf("mcp-db", featuredA, allRuns, recs)?.run_id, "O1");
+  // Only another machine measured both: no table, rather than a ratio from other hardware.
+  assert.equal(safetyRunOf("mcp-db", featuredA, allRuns, [...tputOf("F", "toolbox"), ...bothWays("N")]), undefined);
+  // Both servers, but not on one workload × database × schema × concurrency: not a pair.
+  const unpaired = [...tputOf("O1", "toolbox", 8), ...tputOf("O1", "toolboxsafe", 1), ...bothWays("O0")];
+  assert.equal(safetyRunOf("mcp-db", featuredA, allRuns, unpaired)?.run_id, "O0");
+  assert.equal(safetyRunOf("mcp-servers", featuredA, allRuns, recs), undefined, "another study's records do not count");
+});
+
+test("safetyRunOf: a featured run that measured Toolbox both ways is its own", () => {
+  const recs = [...bothWays("F"), ...bothWays("L"), ...bothWays("O1"), ...bothWays("N")];
+  assert.equal(safetyRunOf("mcp-db", featuredA, allRuns, recs)?.run_id, "F");
+  assert.equal(safetyRunOf("mcp-db", undefined, allRuns, recs), undefined);
+});
+
+/** Whether a run has Toolbox's throughput both ways on one workload × database × schema × concurrency. */
+const toolboxTput = records.filter(
+  (r) => r.study === "mcp-db" && r.metric === "throughput" && r.t === null && r.server.startsWith("toolbox"),
+);
+const bothWaysRuns = new Set(
+  toolboxTput
+    .filter(
+      (a) =>
+        a.server === "toolbox" &&
+        toolboxTput.some(
+          (b) =>
+            b.server === "toolboxsafe" &&
+            b.run_id === a.run_id &&
+            b.workload === a.workload &&
+            b.system === a.system &&
+            b.concurrency === a.concurrency &&
+            b.variant === a.variant,
+        ),
+    )
+    .map((a) => a.run_id),
+);
+const measuredBothWays = (runId: string) => bothWaysRuns.has(runId);
+
+/** The run whose safety table the page of run SHOWN has: its own when it measured both ways, else its machine's newest that did. */
+function safetyRunExpected(shown: Manifest): Manifest | undefined {
+  if (measuredBothWays(shown.run_id)) return shown;
+  return runs
+    .filter((m) => m.machine.label === shown.machine.label && measuredBothWays(m.run_id))
+    .sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+}
+
 test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with the ratio and each one's conformance", async (t) => {
   const resp = await page.goto(`${preview.root}studies/mcp-db/`, { waitUntil: "load" });
   if (resp?.status() !== 200) return t.skip("no /studies/mcp-db/ in this data set");
-  const run = featuredRunOf("mcp-db");
-  if (!run) return t.skip("mcp-db not measured in this data set");
+  const featured = featuredRunOf("mcp-db");
+  if (!featured) return t.skip("mcp-db not measured in this data set");
+  const run = safetyRunExpected(featured);
+  const rows = page.locator(".safety-cost table.safety-table tbody tr");
+  if (!run) {
+    assert.equal(await rows.count(), 0, "no safety table without both configurations measured on this machine");
+    return;
+  }
   const tput = (server: string) =>
     records.filter(
       (r) =>
@@ -266,23 +349,15 @@ test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with t
         r.server === server &&
         r.t === null,
     );
-  const both = tput("toolbox").filter((a) =>
-    tput("toolboxsafe").some(
-      (b) =>
-        b.workload === a.workload &&
-        b.system === a.system &&
-        b.concurrency === a.concurrency &&
-        b.variant === a.variant,
-    ),
-  );
-  const rows = page.locator(".safety-cost table.safety-table tbody tr");
-  if (both.length === 0) {
-    assert.equal(await rows.count(), 0, "no safety table without both configurations measured");
-    return;
-  }
   assert.ok((await rows.count()) > 0, "a safety-cost row per workload measured both ways");
+  assert.equal(await page.locator(".safety-cost").getAttribute("data-safety-run"), run.run_id, "from the expected run");
   const text = await page.locator(".safety-cost").innerText();
   assert.match(text, /--allowed-hosts/, "the safe configuration is named");
+  assert.equal(
+    text.includes(`this table comes from run ${run.run_id}`),
+    run !== featured,
+    `run ${run.run_id} named exactly when it is not the featured run ${featured.run_id}`,
+  );
   for (const tr of await rows.evaluateAll((trs) =>
     trs.map(
       (r) =>
@@ -333,9 +408,30 @@ test("mcp-db page: Toolbox with and without --allowed-hosts side by side, with t
       `${w} ${s}: paired ratio ${shown}, records give ${geo.toFixed(3)} over ${logs.length} repetitions`,
     );
   }
+  if (run === featured)
+    assert.equal(
+      (await page.locator('table tr[data-server="toolboxsafe"]').count()) > 0,
+      true,
+      "the servers table lists toolboxsafe with its configuration",
+    );
+});
+
+test("mcp-db page of a run that did not measure Toolbox both ways: the table of its machine's newest run that did, named", async (t) => {
+  const measured = new Set(records.filter((r) => r.study === "mcp-db" && r.source === "measured").map((r) => r.run_id));
+  const shown = runs
+    .filter((m) => measured.has(m.run_id) && !measuredBothWays(m.run_id) && safetyRunExpected(m))
+    .sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+  if (!shown) return t.skip("no run without Toolbox both ways beside one on its machine with it, in this data set");
+  const from = safetyRunExpected(shown)!;
+  const resp = await page.goto(`${preview.root}studies/mcp-db/${shown.run_id}/`, { waitUntil: "load" });
+  assert.equal(resp?.status(), 200, `the page of run ${shown.run_id}`);
+  const box = page.locator(".safety-cost");
+  assert.equal(await box.getAttribute("data-safety-run"), from.run_id, `the table from run ${from.run_id}`);
+  const note = await box.locator("[data-safety-other-run]").innerText();
+  assert.ok(note.includes(shown.run_id) && note.includes(from.run_id), `both runs named: ${note}`);
   assert.equal(
-    (await page.locator('table tr[data-server="toolboxsafe"]').count()) > 0,
-    true,
-    "the servers table lists toolboxsafe with its configuration",
+    await box.locator(`a[href$="runs/${from.run_id}/"]`).count(),
+    1,
+    "the run the table comes from is linked",
   );
 });

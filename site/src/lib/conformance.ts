@@ -9,6 +9,7 @@ import path from "node:path";
 import type { ResultRecord, RunManifest } from "./data.ts";
 import type { ConformanceNegotiated, ConformanceReport } from "../../../pipeline/publish/publish.ts";
 import { tQuantile } from "../../../pipeline/lib/stats.ts";
+import { machineKey } from "./history.ts";
 
 export const CONFORMANCE_WORKLOAD = "conformance";
 const TOTALS = new Set(["conformance_passed", "conformance_applicable"]);
@@ -299,6 +300,37 @@ export function throughputByRepetition(
       out.set(r.repetition, r.value);
   }
   return out;
+}
+
+/** Runs with throughput of a server both ways (SAFE_PAIRS) on one workload × database × schema × concurrency. */
+function runsMeasuringBothWays(study: string, records: ResultRecord[]): Set<string> {
+  const tput = records.filter(
+    (r) => r.source === "measured" && r.study === study && r.t === null && r.metric === "throughput",
+  );
+  const at = (r: ResultRecord, server: string) =>
+    [r.run_id, server, r.workload, r.system, r.variant, r.concurrency].join("\u0000");
+  const have = new Set(tput.map((r) => at(r, r.server)));
+  const paired = tput.filter((r) => SAFE_PAIRS.some(([plain, safe]) => r.server === plain && have.has(at(r, safe))));
+  return new Set(paired.map((r) => r.run_id));
+}
+
+/**
+ * The run whose safety table a page shows: SHOWN when it measured a server both ways, else the newest run on
+ * the same machine that did (quick checks Toolbox's conformance only; full measures its speed both ways).
+ * Never a run on another machine: a speed ratio is the machine's that measured it, not this page's.
+ */
+export function safetyRunOf(
+  study: string,
+  shown: RunManifest | undefined,
+  runs: RunManifest[],
+  records: ResultRecord[],
+): RunManifest | undefined {
+  if (!shown) return undefined;
+  const both = runsMeasuringBothWays(study, records);
+  if (both.has(shown.run_id)) return shown;
+  return runs
+    .filter((m) => both.has(m.run_id) && machineKey(m) === machineKey(shown))
+    .sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
 }
 
 /** Per workload × database × schema × concurrency measured both ways: median calls/s of each and safe ÷ default. */
