@@ -113,6 +113,51 @@ steady_warmup() {
     "$(IFS=,; echo "${rates[*]}")" > "$out"
 }
 
+# steady_warmup_stream STREAM_FN OUT_JSON: the same rule from ONE run of the tool. STREAM_FN SECONDS
+# loads the system for SECONDS seconds and prints one throughput per window as each window ends
+# (line-buffered: sed -u); it is started once for WARMUP_MAX + 1 window, judged after every window, and
+# stopped (TERM to its pipeline; timeout passes it on to the tool) as soon as the rule holds or the
+# next window would pass WARMUP_MAX. One process instead of a fresh one per chunk: a fresh process's
+# first window often reads low (connections, prepared statements), which every chunk repeated, so a
+# chunked warm-up took 4 s at best and 8 s whenever the first window of its chunk was low (3 of 56
+# oltp cells in 20261128T165043Z-quick-vm). Only whole windows are judged: the tool is stopped before it
+# ends on its own, so the partial window it would print while exiting never comes. Writes OUT_JSON as
+# steady_warmup does; returns 1 when the tool reported no window. WARMUP_MAX=0 = steady_warmup's fixed run.
+steady_warmup_stream() {
+  local stream_fn="$1" out="$2"
+  steady_params
+  if (( WARMUP_MAX == 0 )); then steady_warmup "$stream_fn" "$out"; return; fi
+  local win="$STEADY_WINDOW_WHOLE" start elapsed=0 steady=false rates=() line fifo pid fd
+  fifo="$(mktemp -u "${TMPDIR:-/tmp}/steady.XXXXXX")"
+  mkfifo "$fifo"
+  start="$(date +%s.%N)"
+  "$stream_fn" $(( WARMUP_MAX + win )) > "$fifo" &
+  pid=$!
+  exec {fd}< "$fifo"
+  # A window that does not come within win + 30 s means the tool hung: stop waiting (bounded).
+  while IFS= read -r -t $(( win + 30 )) -u "$fd" line; do
+    [[ "$line" =~ ^[0-9.]+$ ]] || continue
+    rates+=("$line")
+    elapsed="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')"
+    if awk -v e="$elapsed" -v m="$WARMUP" 'BEGIN { exit !(e >= m) }' && steady_judge "${rates[@]}"; then
+      steady=true
+      break
+    fi
+    awk -v e="$elapsed" -v w="$win" -v x="$WARMUP_MAX" 'BEGIN { exit !(e + w > x) }' && break
+  done
+  # The pipeline's members are the background subshell's children; timeout relays TERM to the tool.
+  pkill -TERM -P "$pid" 2>/dev/null || true
+  kill -TERM "$pid" 2>/dev/null || true
+  exec {fd}<&-
+  wait "$pid" 2>/dev/null || true
+  rm -f "$fifo"
+  (( ${#rates[@]} > 0 )) || { log "warm-up: $stream_fn reported no throughput window"; return 1; }
+  log "warm-up: ${elapsed}s in one run, steady=$steady (last ${STEADY_WINDOWS} windows of ${win}s within ±${STEADY_TOL}; bound ${WARMUP_MAX}s)"
+  printf '{"mode":"steady","warmup_s":%s,"steady":%s,"window_s":%s,"windows":%s,"tolerance":%s,"min_s":%s,"max_s":%s,"window_rates":[%s]}\n' \
+    "$elapsed" "$steady" "$win" "$STEADY_WINDOWS" "$STEADY_TOL" "$WARMUP" "$WARMUP_MAX" \
+    "$(IFS=,; echo "${rates[*]}")" > "$out"
+}
+
 # steady_args STYLE: sets STEADY_ARGS to our Go load generators' flags for the same rule (empty
 # when WARMUP_MAX is 0: the tool's fixed --warmup). STYLE: seconds (mcp-load: numbers of seconds)
 # or duration (reserva, pgwire-tp: Go durations such as 20s). The tool's --warmup stays the minimum.
