@@ -8,18 +8,25 @@
 # are all within ±STEADY_TOL of their mean (mean > 0) and at least WARMUP seconds have passed, or
 # when WARMUP_MAX seconds have passed (then the cell is still measured, with steady=false).
 #
-#   steady_warmup CHUNK_FN OUT_JSON
+#   steady_warmup STREAM_FN OUT_JSON
 #
-# CHUNK_FN SECONDS must load the system for SECONDS seconds and print one throughput per window
-# on stdout (one number a line; anything else on stderr; a chunk with no number = the tool failed,
-# steady_warmup returns 1). It is called repeatedly with
-# (STEADY_WINDOWS + 1) x STEADY_WINDOW_S seconds (a chunk: a short run of the tool with a report every
-# window) until the last STEADY_WINDOWS windows agree or the bound is reached. The decision and every
-# window's rate go to OUT_JSON (the cell's warmup.json, read by pipeline/parsers/warmup.ts):
+# STREAM_FN SECONDS must load the system for SECONDS seconds and print one throughput per window on
+# stdout as each window ends (one number a line, line-buffered: sed -u; anything else on stderr). It is
+# started ONCE, for WARMUP_MAX + 1 window, judged after every window, and stopped as soon as the rule
+# holds or the next window would pass WARMUP_MAX: its whole process tree gets TERM (timeout relays it
+# to the tool; a tool still there 15 s later gets KILL), and steady_warmup returns only when none of it
+# is left, so no warm-up client is still connected when the measured run starts. Only whole windows
+# are judged: the tool is stopped before its own end, so the partial window a tool prints while
+# exiting never comes. A tool that reports no window, stops before the warm-up is decided, or is
+# silent for a window + 30 s (the first: + 120 s, for connecting) failed: steady_warmup returns 1.
+# (Until 2026-11-28 each judgement started a fresh run of (STEADY_WINDOWS + 1) windows; a fresh run's
+# first window often reads low, which every run repeated: 4 s at best, 8 s whenever that happened.)
+# The decision and every window's rate go to OUT_JSON (the cell's warmup.json, read by
+# pipeline/parsers/warmup.ts):
 #   {"mode":"steady","warmup_s":…,"steady":true|false,"window_s":…,"windows":…,"tolerance":…,
 #    "min_s":…,"max_s":…,"window_rates":[…]}
 # Parameters (profile env): WARMUP (minimum, s), WARMUP_MAX (bound, s; unset = max(2 x WARMUP,
-# WARMUP + 2 chunks); 0 = a single run of WARMUP seconds, the old fixed warm-up, steady not judged), STEADY_WINDOW_S (1), STEADY_WINDOWS (3),
+# WARMUP + 2 x STEADY_WINDOWS windows); 0 = a single run of WARMUP seconds, the old fixed warm-up, steady not judged), STEADY_WINDOW_S (1), STEADY_WINDOWS (3),
 # STEADY_TOL (0.05), STEADY_DRIFT (0 = not checked; mcp-load only: also the mean of the last
 # STEADY_WINDOWS windows within ±STEADY_DRIFT of the mean of the STEADY_WINDOWS before them, for
 # servers whose JIT rises too slowly for the ±STEADY_TOL rule to see).
@@ -32,7 +39,7 @@ steady_params() {
   STEADY_DRIFT="${STEADY_DRIFT:-0}"
   [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP='$WARMUP' is not valid (valid: whole seconds)"
   # Every profile warms up until steady: a profile without WARMUP_MAX gets the larger of twice its
-  # WARMUP and WARMUP + two chunks of windows (ci: 1 s -> 7 s; seed's 10 s -> 20 s). 0 = fixed WARMUP.
+  # WARMUP and WARMUP + 2 x STEADY_WINDOWS windows (ci: 1 s -> 7 s; seed's 10 s -> 20 s). 0 = fixed WARMUP.
   # Our Go tools take fractional windows (0.5 s at hundreds of calls/s); sysbench/pgbench report
   # every whole second, so steady_warmup rounds the window up to whole seconds for them.
   STEADY_WINDOW_WHOLE="$(awk -v w="$STEADY_WINDOW_S" 'BEGIN { x = int(w); if (x < w) x++; if (x < 1) x = 1; print x }')"
@@ -70,88 +77,70 @@ steady_judge() {
     }'
 }
 
-steady_warmup() {
-  local chunk_fn="$1" out="$2"
-  steady_params
-  # A chunk is one window longer than the rule needs: a tool started for N s reports N-1 or N
-  # windows, the last of which may be cut short by its exit; the first STEADY_WINDOWS are kept.
-  local win="$STEADY_WINDOW_WHOLE"
-  local chunk=$(( (STEADY_WINDOWS + 1) * win )) start now elapsed steady=false rates=() line chunk_rates
-  start="$(date +%s.%N)"
-  if (( WARMUP_MAX == 0 )); then
-    # Fixed warm-up (profiles without WARMUP_MAX): one run of WARMUP seconds, not judged.
-    (( WARMUP > 0 )) && "$chunk_fn" "$WARMUP" > /dev/null
-    now="$(date +%s.%N)"
-    printf '{"mode":"fixed","warmup_s":%s,"steady":null,"min_s":%s,"max_s":%s}\n' \
-      "$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.3f", b - a }')" "$WARMUP" "$WARMUP" > "$out"
-    return 0
-  fi
-  while :; do
-    chunk_rates=()
-    while IFS= read -r line; do
-      [[ "$line" =~ ^[0-9.]+$ ]] && chunk_rates+=("$line")
-    done < <("$chunk_fn" "$chunk")
-    # Only the first STEADY_WINDOWS reports of a chunk are whole windows: the last one a tool prints
-    # as it stops may cover its shutdown (seen: sysbench's 4th second at a fifth of the others).
-    chunk_rates=("${chunk_rates[@]:0:STEADY_WINDOWS}")
-    # A chunk that reported no window at all means the tool failed: the caller says so.
-    (( ${#chunk_rates[@]} > 0 )) || { log "warm-up: $chunk_fn reported no throughput window"; return 1; }
-    rates+=("${chunk_rates[@]}")
-    now="$(date +%s.%N)"
-    elapsed="$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.3f", b - a }')"
-    # Judge the last STEADY_WINDOWS windows of the whole warm-up (they may span two chunks).
-    if awk -v e="$elapsed" -v m="$WARMUP" 'BEGIN { exit !(e >= m) }' && steady_judge "${rates[@]}"; then
-      steady=true
-      break
-    fi
-    # Another chunk would pass the bound: measure anyway, steady=false.
-    awk -v e="$elapsed" -v c="$chunk" -v x="$WARMUP_MAX" 'BEGIN { exit !(e + c > x) }' && break
+# steady_stop_tree PID: TERM PID and every process below it (a pipeline's members, timeout, the tool
+# under it), KILL what is left after 15 s; returns when none of them is alive.
+steady_stop_tree() {
+  local tree i k left
+  # One ps for the whole tree (a ps per level took 0.6-0.8 s on 2 busy cores).
+  mapfile -t tree < <(ps -e -o pid=,ppid= | awk -v root="$1" '{ parent[$1] = $2 }
+    END { tree[root] = 1; print root
+          do { more = 0; for (p in parent) if (!(p in tree) && (parent[p] in tree)) { tree[p] = 1; print p; more = 1 } } while (more) }')
+  kill -TERM "${tree[@]}" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  for (( i = 0; i < 300; i++ )); do
+    left=()
+    for k in "${tree[@]}"; do pid_alive "$k" && left+=("$k"); done
+    (( ${#left[@]} > 0 )) || return 0
+    (( i == 299 )) && { log "warm-up: still running 15 s after TERM, killed: ${left[*]}"; kill -KILL "${left[@]}" 2>/dev/null || true; }
+    sleep 0.05
   done
-  log "warm-up: ${elapsed}s, steady=$steady (last ${STEADY_WINDOWS} windows of ${win}s within ±${STEADY_TOL}; bound ${WARMUP_MAX}s)"
-  printf '{"mode":"steady","warmup_s":%s,"steady":%s,"window_s":%s,"windows":%s,"tolerance":%s,"min_s":%s,"max_s":%s,"window_rates":[%s]}\n' \
-    "$elapsed" "$steady" "$win" "$STEADY_WINDOWS" "$STEADY_TOL" "$WARMUP" "$WARMUP_MAX" \
-    "$(IFS=,; echo "${rates[*]}")" > "$out"
+  return 0
 }
 
-# steady_warmup_stream STREAM_FN OUT_JSON: the same rule from ONE run of the tool. STREAM_FN SECONDS
-# loads the system for SECONDS seconds and prints one throughput per window as each window ends
-# (line-buffered: sed -u); it is started once for WARMUP_MAX + 1 window, judged after every window, and
-# stopped (TERM to its pipeline; timeout passes it on to the tool) as soon as the rule holds or the
-# next window would pass WARMUP_MAX. One process instead of a fresh one per chunk: a fresh process's
-# first window often reads low (connections, prepared statements), which every chunk repeated, so a
-# chunked warm-up took 4 s at best and 8 s whenever the first window of its chunk was low (3 of 56
-# oltp cells in 20261128T165043Z-quick-vm). Only whole windows are judged: the tool is stopped before it
-# ends on its own, so the partial window it would print while exiting never comes. Writes OUT_JSON as
-# steady_warmup does; returns 1 when the tool reported no window. WARMUP_MAX=0 = steady_warmup's fixed run.
-steady_warmup_stream() {
-  local stream_fn="$1" out="$2"
+steady_warmup() {
+  local fn="$1" out="$2"
   steady_params
-  if (( WARMUP_MAX == 0 )); then steady_warmup "$stream_fn" "$out"; return; fi
-  local win="$STEADY_WINDOW_WHOLE" start elapsed=0 steady=false rates=() line fifo pid fd
-  fifo="$(mktemp -u "${TMPDIR:-/tmp}/steady.XXXXXX")"
-  mkfifo "$fifo"
+  local win="$STEADY_WINDOW_WHOLE" start elapsed=0 steady=false rates=() line fifo pid fd rrc stop=ended wait_s t0
   start="$(date +%s.%N)"
-  "$stream_fn" $(( WARMUP_MAX + win )) > "$fifo" &
+  if (( WARMUP_MAX == 0 )); then
+    # Fixed warm-up (WARMUP_MAX=0): one run of WARMUP seconds to its end, not judged.
+    (( WARMUP > 0 )) && "$fn" "$WARMUP" > /dev/null
+    printf '{"mode":"fixed","warmup_s":%s,"steady":null,"min_s":%s,"max_s":%s}\n' \
+      "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')" "$WARMUP" "$WARMUP" > "$out"
+    return 0
+  fi
+  fifo="$(mktemp -u "${TMPDIR:-/tmp}/steady.XXXXXX")"
+  mkfifo "$fifo" || return 1
+  # One run, longer than the bound, so that it is always stopped by us before its own (partial) end.
+  "$fn" $(( WARMUP_MAX + win )) > "$fifo" &
   pid=$!
   exec {fd}< "$fifo"
-  # A window that does not come within win + 30 s means the tool hung: stop waiting (bounded).
-  while IFS= read -r -t $(( win + 30 )) -u "$fd" line; do
+  rm -f "$fifo"
+  t0=$SECONDS wait_s=$(( win + 120 ))
+  while :; do
+    rrc=0
+    IFS= read -r -t "$wait_s" -u "$fd" line || rrc=$?
+    if (( rrc != 0 )); then (( rrc > 128 )) && stop=silent; break; fi
+    # Bounded even if the tool floods us with lines that are not windows.
+    (( SECONDS - t0 <= WARMUP_MAX + win + 120 )) || { stop=overrun; break; }
     [[ "$line" =~ ^[0-9.]+$ ]] || continue
     rates+=("$line")
+    wait_s=$(( win + 30 ))
     elapsed="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')"
     if awk -v e="$elapsed" -v m="$WARMUP" 'BEGIN { exit !(e >= m) }' && steady_judge "${rates[@]}"; then
-      steady=true
+      steady=true stop=steady
       break
     fi
-    awk -v e="$elapsed" -v w="$win" -v x="$WARMUP_MAX" 'BEGIN { exit !(e + w > x) }' && break
+    # The next window would pass the bound: measure anyway, steady=false.
+    awk -v e="$elapsed" -v w="$win" -v x="$WARMUP_MAX" 'BEGIN { exit !(e + w > x) }' && { stop=bound; break; }
   done
-  # The pipeline's members are the background subshell's children; timeout relays TERM to the tool.
-  pkill -TERM -P "$pid" 2>/dev/null || true
-  kill -TERM "$pid" 2>/dev/null || true
+  steady_stop_tree "$pid"
   exec {fd}<&-
-  wait "$pid" 2>/dev/null || true
-  rm -f "$fifo"
-  (( ${#rates[@]} > 0 )) || { log "warm-up: $stream_fn reported no throughput window"; return 1; }
+  case "$stop" in
+    ended) log "warm-up: $fn ended after ${#rates[@]} window(s), before the warm-up was decided"; return 1 ;;
+    silent) log "warm-up: $fn reported no window for ${wait_s}s (after ${#rates[@]} window(s)): stopped"; return 1 ;;
+    overrun) log "warm-up: $fn printed no usable window past the bound (${#rates[@]} window(s)): stopped"; return 1 ;;
+  esac
   log "warm-up: ${elapsed}s in one run, steady=$steady (last ${STEADY_WINDOWS} windows of ${win}s within ±${STEADY_TOL}; bound ${WARMUP_MAX}s)"
   printf '{"mode":"steady","warmup_s":%s,"steady":%s,"window_s":%s,"windows":%s,"tolerance":%s,"min_s":%s,"max_s":%s,"window_rates":[%s]}\n' \
     "$elapsed" "$steady" "$win" "$STEADY_WINDOWS" "$STEADY_TOL" "$WARMUP" "$WARMUP_MAX" \

@@ -202,7 +202,10 @@ sysbench_plausible() {
   grep -q '95th percentile: *[0-9.]*[1-9]' "$dir/stdout.txt" || { echo "no 95th percentile"; return 1; }
   grep -q '^Latency histogram' "$dir/stdout.txt" || { echo "no histogram"; return 1; }
   grep -Eq '^\[ [0-9]+s \] thds: 2 tps: [0-9.]+ qps: ' "$dir/stdout.txt" || { echo "no per-interval line"; return 1; }
-  grep -q 'transactions:' "$dir/warmup.txt" || { echo "no warm-up report"; return 1; }
+  # The warm-up is one run stopped once steady (lib/steady.sh): its per-window reports, no final summary.
+  grep -Eq '^\[ [0-9]+s \] thds: 2 tps: [0-9.]+ ' "$dir/warmup.txt" || { echo "no warm-up report"; return 1; }
+  python3 -c 'import json, sys; w = json.load(open(sys.argv[1])); sys.exit(0 if w["mode"] == "steady" and w["window_rates"] else 1)' \
+    "$dir/warmup.json" || { echo "no steady-state warmup.json"; return 1; }
 }
 pgbench_plausible() {
   local dir="$1" tps lines
