@@ -133,6 +133,16 @@ function scenarioName(metric: string, known: string[]): string {
   return known.find((k) => k.replaceAll("-", "_") === x) ?? x.replaceAll("_", "-");
 }
 
+/** PREFER when it qualifies, else the newest of RUNS (any order) that does: the pages' fallback for a table the shown run lacks. */
+function preferredOrNewest(
+  prefer: RunManifest | undefined,
+  runs: RunManifest[],
+  qualifies: (m: RunManifest) => boolean,
+): RunManifest | undefined {
+  if (prefer && qualifies(prefer)) return prefer;
+  return runs.filter(qualifies).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+}
+
 /**
  * The conformance results of a study: from run PREFER when it ran the suite for the study, else from the
  * newest run that did (RUNS in any order). One row per system × server × variant, in record order.
@@ -153,10 +163,7 @@ export function conformanceOf(
   );
   if (rs.length === 0) return undefined;
   const withIt = new Set(rs.map((r) => r.run_id));
-  const run =
-    prefer && withIt.has(prefer.run_id)
-      ? prefer
-      : [...runs].filter((m) => withIt.has(m.run_id)).sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+  const run = preferredOrNewest(prefer, runs, (m) => withIt.has(m.run_id));
   if (!run) return undefined;
   const mine = rs.filter((r) => r.run_id === run.run_id);
   const reps = reports().filter((p) => p.run_id === run.run_id && p.study === study);
@@ -327,10 +334,7 @@ export function safetyRunOf(
 ): RunManifest | undefined {
   if (!shown) return undefined;
   const both = runsMeasuringBothWays(study, records);
-  if (both.has(shown.run_id)) return shown;
-  return runs
-    .filter((m) => both.has(m.run_id) && machineKey(m) === machineKey(shown))
-    .sort((a, b) => b.started_at.localeCompare(a.started_at))[0];
+  return preferredOrNewest(shown, runs, (m) => both.has(m.run_id) && machineKey(m) === machineKey(shown));
 }
 
 /** Per workload × database × schema × concurrency measured both ways: median calls/s of each and safe ÷ default. */
