@@ -22,6 +22,9 @@ declare -F not_available >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/common.
 
 SQL_CLIENT_FAMILIES=(psql mariadb mysql sqlite3 duckdb sqlcmd)
 
+# sql_client_null FAMILY: how the family's query mode spells SQL NULL (the `null` mode's answer).
+sql_client_null() { case "$1" in mariadb | mysql | sqlcmd) echo NULL ;; *) echo '\N' ;; esac; }
+
 # sql_client_main CLIENT_BINARY ARG...: the whole `client` verb. Run from systems/<s>/client.
 sql_client_main() {
   local bin="$1"
@@ -31,11 +34,16 @@ sql_client_main() {
   [[ $# -ge 1 && $# -le 3 ]] || bad_input "usage: client exec|query|null FILE [DBNAME] (got $# arguments)"
   mode="$1" file="${2:-}" db="${3:-}"
   in_list "$mode" exec query null || bad_input "unknown mode '$mode' (valid: exec query null)"
-  family="$(json_path "$sysdir/system.json" sql.client)"
+  # a study that called system_use has this folder's sql.client exported (SYSTEM_CLIENT)
+  if [[ "${SYSTEM_JSON:-}" == "$sysdir/system.json" && -n "${SYSTEM_CLIENT:-}" ]]; then
+    family="$SYSTEM_CLIENT"
+  else
+    family="$(json_path "$sysdir/system.json" sql.client)"
+  fi
   in_list "$family" "${SQL_CLIENT_FAMILIES[@]}" \
     || bad_input "$sysdir/system.json: sql.client '$family' is not a client family (valid: ${SQL_CLIENT_FAMILIES[*]})"
   if [[ "$mode" == null ]]; then
-    case "$family" in mariadb | mysql | sqlcmd) echo NULL ;; *) echo '\N' ;; esac
+    sql_client_null "$family"
     return 0
   fi
   [[ -n "$file" ]] || bad_input "usage: client $mode FILE [DBNAME]: FILE (the SQL file to run) is missing"

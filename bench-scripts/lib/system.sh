@@ -17,6 +17,8 @@
 
 # shellcheck source=./common.sh
 declare -F not_available >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=./sql-clients.sh
+declare -F sql_client_null >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/sql-clients.sh"
 
 SYSTEMS_DIR="$BENCH_SCRIPTS_DIR/systems"
 
@@ -210,17 +212,26 @@ system_names_for() {
 # naming the systems that meet the study's needs; a known system that lacks a capability the
 # study requires, or speaks a dialect it has no files for, is not available (exit 3).
 system_use_for() {
-  local study_json="$1" name="${2:-}" study valid dialects
-  study="$(json_get "$study_json" name)"
+  local study_json="$1" name="${2:-}" study valid dialects requires keys
+  # one interpreter start for the three keys (every cell of every study passes here)
+  keys="$("$SAMEBOX_PY" - "$study_json" <<'PY'
+import json, shlex, sys
+doc = json.load(open(sys.argv[1]))
+def text(v):
+    return "\n".join(str(x) for x in v) if isinstance(v, list) else ("" if v is None else str(v))
+for var, key in (("study", "name"), ("requires", "requires"), ("dialects", "dialects")):
+    print(f"{var}={shlex.quote(text(doc.get(key)))}")
+PY
+)" || die "cannot read $study_json"
+  eval "$keys"
   if ! system_valid_name "$name"; then
     valid="$(system_names_for "$study_json" | paste -sd, -)"
     [[ -n "$name" ]] || bad_input "missing system argument (valid for $study: $valid)"
     bad_input "unknown system '$name' (valid for $study: $valid)"
   fi
   system_use "$name"
-  # shellcheck disable=SC2046  # one capability a word
-  system_require $(json_get "$study_json" requires)
-  dialects="$(json_get "$study_json" dialects)"
+  # shellcheck disable=SC2086  # one capability a word
+  system_require $requires
   if [[ -n "$dialects" ]] && ! list_contains "$dialects" "$SYSTEM_DIALECT"; then
     not_available "the $study study has no SQL for dialect '${SYSTEM_DIALECT:-none}' of $name (it has: ${dialects//$'\n'/,})"
   fi
@@ -257,6 +268,11 @@ system_self_port() {
   elif [[ -n "${!own:-}" ]]; then
     port="${!own}"
     require_port "$own" "$port"
+  elif [[ "${SYSTEM_JSON:-}" == "$SELF_JSON" && -n "${SYSTEM_PORT:-}" ]]; then
+    # a study's system_use already read this folder's system.json (and exported SYSTEM_*): its
+    # port, without another interpreter start in each verb the study calls
+    port="$SYSTEM_PORT"
+    require_port "port in $SELF_JSON" "$port"
   else
     port="$(json_get "$SELF_JSON" port)"
     port="${port:-$fallback}"
@@ -296,5 +312,8 @@ system_client_argv() {
   done
   (( ${#CLIENT_ARGV[@]} )) || die "systems/$SYSTEM_NAME/client $mode printed no command"
   CLIENT_NULL='\N'
-  if [[ "$mode" == query ]]; then CLIENT_NULL="$("$SYSTEM_DIR/client" null)"; fi
+  if [[ "$mode" == query ]]; then
+    # the family system_use read gives the spelling; the verb is asked only when there is none
+    if [[ -n "${SYSTEM_CLIENT:-}" ]]; then CLIENT_NULL="$(sql_client_null "$SYSTEM_CLIENT")"; else CLIENT_NULL="$("$SYSTEM_DIR/client" null)"; fi
+  fi
 }
