@@ -18,7 +18,7 @@ import {
   tail,
   unavailableReason,
 } from "./context.ts";
-import { judgeNoise, NoiseSampler } from "./noise.ts";
+import { contentionWarning, judgeNoise, NoiseSampler } from "./noise.ts";
 import type { NoiseReport } from "./noise.ts";
 import type { Cell, CellStatus, PlannedStudy } from "./plan.ts";
 import { ResourceSampler, treeMemoryMiB } from "./resources.ts";
@@ -174,6 +174,17 @@ async function attempt(
   };
 }
 
+/** Counts a cell's first attempt and says once, when the share disturbed is high, that the host is contended. */
+function warnIfContended(ctx: RunContext, disturbed: boolean): void {
+  const n = ctx.noise;
+  n.judged++;
+  if (disturbed) n.disturbedFirst++;
+  const warning = n.warned ? null : contentionWarning(n.judged, n.disturbedFirst);
+  if (!warning) return;
+  n.warned = true;
+  ctx.log(`samebox: warning: ${warning}`);
+}
+
 /** Moves a disturbed attempt's folder aside (kept, never deleted) so the next attempt gets a fresh one. */
 function setAside(runDir: string, cell: Cell, n: number): void {
   const dir = path.join(runDir, "cells", cell.id);
@@ -206,6 +217,7 @@ export async function runCell(
       ctx.noise.flagged++;
       ctx.progress.note(`${cell.id}: disturbed (${a.noise!.reason})`);
     }
+    if (n === 1 && a.noise) warnIfContended(ctx, disturbed);
     if (!disturbed || !strict || n >= ctx.noise.maxAttempts || ctx.interrupted()) break;
     saveCellRecords(path.join(ctx.runDir, "cells", cell.id), a.records);
     setAside(ctx.runDir, cell, n);

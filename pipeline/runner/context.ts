@@ -16,6 +16,11 @@ export interface NoiseSettings {
   maxAttempts: number;
   flagged: number;
   reruns: number;
+  /** cells judged at their first attempt in this runner, and how many of those were disturbed (contentionWarning) */
+  judged: number;
+  disturbedFirst: number;
+  /** the contention warning was printed (once a run) */
+  warned: boolean;
 }
 
 export interface RunContext {

@@ -310,6 +310,26 @@ export function judgeNoise(r: NoiseReport, t: NoiseThresholds = DEFAULT_NOISE_TH
   return { disturbed: true, reason: `${over.join("; ")}; load ${r.load1_max} over ${r.seconds}s` };
 }
 
+/** Cells judged before the contention warning may speak, and the share of them disturbed that makes it speak. */
+export const CONTENTION_MIN_CELLS = 20;
+export const CONTENTION_SHARE = 0.25;
+
+/**
+ * The warning for a host contended under load: the check before a run samples an idle machine, where a host
+ * that takes its vCPUs away under load (steal) shows nothing; the first cells show it (20261129T014846Z: 24
+ * of the first 82 flagged, steal up to 64 % of a core, at an idle steal of ~0). Null until CONTENTION_MIN_CELLS
+ * cells are judged, or while fewer than CONTENTION_SHARE of their first attempts were disturbed.
+ */
+export function contentionWarning(judged: number, disturbedFirst: number): string | null {
+  if (judged < CONTENTION_MIN_CELLS || disturbedFirst < CONTENTION_SHARE * judged) return null;
+  return (
+    `${disturbedFirst} of the first ${judged} cells were disturbed at their first attempt (their lines say by what: CPU used ` +
+    `outside the cell, or steal, a host contended under load that the check before the run, on an idle machine, cannot see). ` +
+    `Re-runs lengthen the run and noisy cells drop out of the verdicts; ` +
+    `to measure later, stop the runner (Ctrl-C, or kill -TERM <pid> when it runs in the background) and continue with --resume`
+  );
+}
+
 /** Before a run: sample the machine for `seconds` with only `roots` (the runner itself) inside; busy when above the thresholds. */
 export async function machineBusy(
   seconds: number,

@@ -65,6 +65,9 @@ function newContext(
     maxAttempts: MAX_ATTEMPTS,
     flagged: m.noise_guard?.flagged ?? 0,
     reruns: m.noise_guard?.reruns ?? 0,
+    judged: 0,
+    disturbedFirst: 0,
+    warned: false,
   };
   const progress = new Progress(plan.cells.filter(pending).length);
   const ctx: RunContext = {

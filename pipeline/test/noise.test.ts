@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import {
+  CONTENTION_MIN_CELLS,
+  contentionWarning,
   DEFAULT_NOISE_THRESHOLDS,
   hostProbeMs,
   judgeNoise,
@@ -227,4 +229,16 @@ test("host probe: a positive time in every noise report, and the report's line g
     "Host probe (SHA-256 of 64 MiB before each cell; compare runs on one machine): median 60 ms, range 50–70 ms over 3 cells.",
   );
   assert.equal(hostProbeLine({ cells: [cell()] }), "", "runs before the probe: no line");
+});
+
+test("contentionWarning: silent before CONTENTION_MIN_CELLS judged cells and below a quarter disturbed; then names the share and --resume", () => {
+  assert.equal(CONTENTION_MIN_CELLS, 20);
+  assert.equal(contentionWarning(19, 19), null, "too few cells judged to say anything");
+  assert.equal(contentionWarning(20, 4), null, "4 of 20 is below a quarter");
+  assert.equal(contentionWarning(82, 20), null, "20 of 82 is below a quarter");
+  const w = contentionWarning(20, 5);
+  assert.ok(w, "5 of 20 is a quarter");
+  assert.match(w, /^5 of the first 20 cells were disturbed/);
+  assert.match(w, /--resume/);
+  assert.ok(contentionWarning(82, 24), "the contended run of 2026-11-29: 24 of 82");
 });
