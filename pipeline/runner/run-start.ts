@@ -3,10 +3,11 @@
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../lib/errors.ts";
-import { repoRoot } from "../lib/paths.ts";
+import { repoRoot, runsDir } from "../lib/paths.ts";
 import type { RunManifest } from "../schema/types.ts";
-import { gitInfo, machineInfo, toolVersions } from "./machine.ts";
+import { gitInfo, toolVersions } from "./machine.ts";
 import { runnerIdentity } from "./manifest.ts";
+import { hostProbeMedian, hostSlowerReason, referenceProbe } from "./host-speed.ts";
 import { DEFAULT_NOISE_THRESHOLDS, machineBusy } from "./noise.ts";
 import type { NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
 import { interleave } from "./plan.ts";
@@ -24,19 +25,35 @@ export function defaultNoiseGuard(): NoiseGuardMode {
   return process.env.SAMEBOX_CLOUD_INSTANCE_TYPE ? "strict" : "warn";
 }
 
+/**
+ * The check before a run: the machine must not be busy (machineBusy), and the host not slower than the newest
+ * complete run on this machine (host-speed.ts). Strict refuses on either unless allowBusy; warn only says so.
+ */
 export async function refuseIfBusy(
   mode: NoiseGuardMode,
   allowBusy: boolean,
+  machineLabel: string,
 ): Promise<NonNullable<RunManifest["noise_guard"]>["before_run"]> {
   if (mode === "off") return undefined;
   const b = await machineBusy(BUSY_CHECK_S[mode], DEFAULT_NOISE_THRESHOLDS, [process.pid]);
-  const before = { busy: b.busy, outside_cpu_pct: Math.round(b.report.outside_cpu_pct * 10) / 10, reason: b.reason };
-  if (b.busy && mode === "strict" && !allowBusy) {
+  const probeMs = hostProbeMedian();
+  const reference = referenceProbe(runsDir(), machineLabel);
+  const slower = hostSlowerReason(probeMs, reference);
+  const before = {
+    busy: b.busy,
+    outside_cpu_pct: Math.round(b.report.outside_cpu_pct * 10) / 10,
+    reason: b.reason,
+    host_probe_ms: probeMs,
+    ...(reference ? { host_reference: reference } : {}),
+    ...(slower ? { host_slower: slower } : {}),
+  };
+  const problems = [b.reason, slower].filter(Boolean);
+  if (problems.length && mode === "strict" && !allowBusy) {
     throw new UserError(
-      `the machine is busy before the run: ${b.reason}. Figures measured now would carry that load; wait until it is quiet (uptime, top), or pass --allow-busy (or --noise-guard warn) to measure anyway`,
+      `the machine is not ready for a strict run: ${problems.join("; and ")}. Figures measured now would carry that; wait until it is quiet (uptime, top; the host's neighbours may take longer), or pass --allow-busy (or --noise-guard warn) to measure anyway`,
     );
   }
-  if (b.busy) process.stderr.write(`samebox: warning: the machine is busy before the run: ${b.reason}\n`);
+  for (const p of problems) process.stderr.write(`samebox: warning: before the run: ${p}\n`);
   return before;
 }
 
@@ -46,6 +63,7 @@ export async function newManifest(
   opts: RunOptions,
   mode: NoiseGuardMode,
   seed: number,
+  machine: RunManifest["machine"],
 ): Promise<RunManifest> {
   const git = gitInfo(repoRoot);
   return {
@@ -65,7 +83,7 @@ export async function newManifest(
       .slice(1)
       .map((a) => path.relative(repoRoot, a) || a)
       .join(" "),
-    machine: await machineInfo(),
+    machine,
     tools: toolVersions(),
     systems: {},
     study_installs: {},

@@ -31,6 +31,7 @@ import {
 } from "./plan.ts";
 import type { Visit } from "./plan.ts";
 import { applyPrepareBounds, recordedPrepareBounds } from "./prepare-bound.ts";
+import { machineInfo } from "./machine.ts";
 import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
 import { acquireRunLock } from "./run-lock.ts";
@@ -218,12 +219,13 @@ async function startRun(
   log: (s: string) => void,
 ): Promise<RunResult> {
   const mode = opts.noiseGuard ?? defaultNoiseGuard();
-  const beforeRun = await refuseIfBusy(mode, !!opts.allowBusy);
+  const machine = await machineInfo();
+  const beforeRun = await refuseIfBusy(mode, !!opts.allowBusy, machine.label);
   mkdirSync(runsDir(), { recursive: true });
   mkdirSync(runDir); // not recursive: fails if it exists, so a run folder is never written twice
   ensureRunFolders(runDir);
   snapshotCatalogue(runDir, Object.keys(plan.studies));
-  const manifest = await newManifest(plan, runId, opts, mode, seed);
+  const manifest = await newManifest(plan, runId, opts, mode, seed, machine);
   if (manifest.noise_guard && beforeRun) manifest.noise_guard.before_run = beforeRun;
   const writer = new ManifestWriter(runDir, manifest);
   writer.write();

@@ -51,7 +51,7 @@ export type Manifest = {
       claims: Array<{ id: string; verdict: string; n: number; lo: number | null }>;
     }
   >;
-  noise_guard?: { flagged: number; reruns: number; noisy: number };
+  noise_guard?: { flagged: number; reruns: number; noisy: number; before_run?: Record<string, unknown> };
   resumed?: unknown[];
 };
 export const manifestOf = (data: string, id: string): Manifest =>

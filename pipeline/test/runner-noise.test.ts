@@ -2,8 +2,9 @@
 // the cell's process tree gets the cell flagged and re-run; a cell disturbed every time is kept as noisy.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { machineInfo } from "../runner/machine.ts";
 import { cli, toyEnv } from "./helpers.ts";
 import { type Manifest, manifestOf, profile } from "./runner-fixtures.ts";
 
@@ -104,4 +105,45 @@ test("noise guard: a daemon declared part of the system under test (inside_pidfi
     !cell.noise.top_outside.some((t) => t.includes(`[${burner}]`)),
     `the declared daemon ${burner} is inside: ${cell.noise.top_outside.join(", ")}`,
   );
+});
+
+test("host speed: a strict run refuses a host slower than the newest run on this machine; --allow-busy records why", {
+  timeout: 120_000,
+}, async () => {
+  const { data, env } = toyEnv();
+  // A reference no real host can match: 64 MiB hashed in 1 ms, in every one of its 20 cells.
+  const label = (await machineInfo()).label;
+  const ref = "20250101T000000Z-fast-host";
+  mkdirSync(path.join(data, "runs", ref), { recursive: true });
+  const cells = Array.from({ length: 20 }, () => ({ noise: { host_probe_ms: 1 } }));
+  writeFileSync(
+    path.join(data, "runs", ref, "manifest.json"),
+    JSON.stringify({ run_id: ref, status: "complete", machine: { label }, cells }),
+  );
+  const args = (id: string) => [
+    "run",
+    "--profile",
+    profile("host", ["good"], 1),
+    "--systems",
+    "fakedb",
+    "--run-id",
+    id,
+  ];
+  const refused = cli([...args("20260101T000000Z-host-refused"), "--noise-guard", "strict"], env);
+  assert.notEqual(refused.code, 0, "refused");
+  assert.match(
+    refused.stderr,
+    /not ready for a strict run: .*host probe .* slower than the 1 ms of run 20250101T000000Z-fast-host/,
+  );
+  assert.match(refused.stderr, /--allow-busy/, "names the way to measure anyway");
+  assert.ok(!existsSync(path.join(data, "runs", "20260101T000000Z-host-refused")), "no run folder is made");
+
+  const id = "20260101T000000Z-host-allowed";
+  const r = cli([...args(id), "--noise-guard", "strict", "--allow-busy"], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning: before the run: the host probe/);
+  const before = manifestOf(data, id).noise_guard!.before_run as Record<string, unknown>;
+  assert.deepEqual(before.host_reference, { run_id: ref, host_probe_ms: 1 });
+  assert.ok((before.host_probe_ms as number) > 1.1);
+  assert.match(String(before.host_slower), /slower than the 1 ms/);
 });

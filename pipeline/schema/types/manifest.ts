@@ -207,6 +207,21 @@ export interface RunManifest {
       busy?: boolean;
       outside_cpu_pct?: number;
       reason?: string;
+      /**
+       * median of the host probes before the run (runner/host-speed.ts)
+       */
+      host_probe_ms?: number;
+      /**
+       * the newest complete run on this machine label and its cells' probe median
+       */
+      host_reference?: {
+        run_id: string;
+        host_probe_ms: number;
+      };
+      /**
+       * why the host was too slow to compare with host_reference; absent when it was not
+       */
+      host_slower?: string;
     };
     /**
      * cell attempts found disturbed

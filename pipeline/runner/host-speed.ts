@@ -1,0 +1,68 @@
+// Is the host as fast as when this machine last ran? A VM's neighbours can slow every cell without
+// showing as steal or as CPU outside the cell (run 20261124T223541Z: 20-35 % slower at 0.5 % steal),
+// so before a run the runner compares the host probe (noise.ts hostProbeMs) with the probe medians of
+// the newest complete run on the same machine label in this data folder. Measured on the 2-core VM:
+// within one run the probe's p10-p90 spread is 2-4 % (497 cells of 20261128T165043Z: 37.2-38.0 ms). On
+// 2026-11-29 a contended host read 42.6-46.8 ms (medians of 9) against that run's 37.4 ms, while
+// PostgreSQL's analytical batches ran 2.3x and sysbench 1.8x slower than in it: the probe, a hash in
+// cache, understates what a contended host costs database work, so the limit is a tight 10 %.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { median } from "../lib/stats.ts";
+import { hostProbeMs } from "./noise.ts";
+
+/** Probes taken before a run (about 50 ms each); their median is compared. */
+export const HOST_PROBE_SAMPLES = 9;
+/** A host whose probe median is this share slower than the reference run's is too slow to compare with it. */
+export const HOST_SLOWER_SHARE = 0.1;
+/** A reference run needs at least this many probed cells (runs from before the probe have none). */
+export const MIN_REFERENCE_CELLS = 20;
+
+export interface HostReference {
+  run_id: string;
+  host_probe_ms: number;
+}
+
+interface ProbedManifest {
+  run_id: string;
+  status: string;
+  machine?: { label?: string };
+  cells?: Array<{ noise?: { host_probe_ms?: number } }>;
+}
+
+/** The median of `samples` host probes, rounded to 0.1 ms. */
+export function hostProbeMedian(samples = HOST_PROBE_SAMPLES): number {
+  const ms = Array.from({ length: samples }, () => hostProbeMs());
+  return Math.round(median(ms) * 10) / 10;
+}
+
+/** The newest complete run in `runsDir` on machine `label` with probed cells, and its cells' probe median. */
+export function referenceProbe(runsDir: string, label: string): HostReference | undefined {
+  if (!existsSync(runsDir)) return undefined;
+  const ids = readdirSync(runsDir).sort().reverse();
+  for (const id of ids) {
+    const file = path.join(runsDir, id, "manifest.json");
+    if (!existsSync(file)) continue;
+    let m: ProbedManifest;
+    try {
+      m = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      continue; // publish and validate name a broken manifest; here it is only not a reference
+    }
+    if (m.status !== "complete" || m.machine?.label !== label) continue;
+    const ms = (m.cells ?? []).map((c) => c.noise?.host_probe_ms).filter((x): x is number => typeof x === "number");
+    if (ms.length >= MIN_REFERENCE_CELLS) return { run_id: m.run_id, host_probe_ms: median(ms) };
+  }
+  return undefined;
+}
+
+/** Why this host is too slow to compare with the reference, or "" when it is not (or there is none). */
+export function hostSlowerReason(probeMs: number, ref: HostReference | undefined): string {
+  if (!ref || probeMs <= ref.host_probe_ms * (1 + HOST_SLOWER_SHARE)) return "";
+  const pct = Math.round((probeMs / ref.host_probe_ms - 1) * 100);
+  return (
+    `the host probe (SHA-256 of 64 MiB, median of ${HOST_PROBE_SAMPLES}) takes ${probeMs} ms, ${pct} % slower than the ` +
+    `${ref.host_probe_ms} ms of run ${ref.run_id} on this machine (limit ${Math.round(HOST_SLOWER_SHARE * 100)} %): the VM's host ` +
+    `is shared with other work, so every figure would be slower than that run's for a reason outside the systems`
+  );
+}
