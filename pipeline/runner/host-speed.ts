@@ -62,7 +62,7 @@ export function hostSlowerReason(probeMs: number, ref: HostReference | undefined
   const pct = Math.round((probeMs / ref.host_probe_ms - 1) * 100);
   return (
     `the host probe (SHA-256 of 64 MiB, median of ${HOST_PROBE_SAMPLES}) takes ${probeMs} ms, ${pct} % slower than the ` +
-    `${ref.host_probe_ms} ms of run ${ref.run_id} on this machine (limit ${Math.round(HOST_SLOWER_SHARE * 100)} %): the VM's host ` +
-    `is shared with other work, so every figure would be slower than that run's for a reason outside the systems`
+    `${ref.host_probe_ms} ms of run ${ref.run_id} on this machine (limit ${Math.round(HOST_SLOWER_SHARE * 100)} %): a host shared with ` +
+    `other work, or slower hardware under the same label, makes every figure slower than that run's for a reason outside the systems`
   );
 }
