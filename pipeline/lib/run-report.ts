@@ -10,6 +10,7 @@ import { fromCsv, fromJsonl } from "./records.ts";
 import { stateOf } from "./servers.ts";
 import { withCellServer } from "./servers-catalog.ts";
 import type { Claim, ResultRecord } from "../schema/types.ts";
+import { cellProbesMs } from "../runner/host-speed.ts";
 import { median } from "./stats.ts";
 import { VERDICTS, claimHasWorkload, fmtRatio, pairedSamples, type Verdict } from "./verdicts.ts";
 import { belowScale, countedRecords, judgeFromRun, studyEnvOf } from "./claim-run.ts";
@@ -220,10 +221,7 @@ export function runReportMarkdown(r: RunReport): string {
 
 /** The host-speed probe over the run's cells (noise.ts hostProbeMs): median and range, or "" when no cell has one. */
 export function hostProbeLine(m: { cells: ReportCell[] }): string {
-  const ms = m.cells
-    .map((c) => c.noise?.host_probe_ms)
-    .filter((x): x is number => typeof x === "number")
-    .sort((a, b) => a - b);
+  const ms = cellProbesMs(m.cells);
   if (!ms.length) return "";
   return `Host probe (SHA-256 of 64 MiB before each cell; compare runs on one machine): median ${median(ms)} ms, range ${ms[0]}–${ms[ms.length - 1]} ms over ${ms.length} cells.`;
 }

@@ -30,6 +30,14 @@ interface ProbedManifest {
   cells?: Array<{ noise?: { host_probe_ms?: number } }>;
 }
 
+/** A run's cells' host probes in ms, ascending (cells from before the probe, or not run, have none). */
+export function cellProbesMs(cells: Array<{ noise?: { host_probe_ms?: number } }>): number[] {
+  return cells
+    .map((c) => c.noise?.host_probe_ms)
+    .filter((x): x is number => typeof x === "number")
+    .sort((a, b) => a - b);
+}
+
 /** The median of `samples` host probes, rounded to 0.1 ms. */
 export function hostProbeMedian(samples = HOST_PROBE_SAMPLES): number {
   const ms = Array.from({ length: samples }, () => hostProbeMs());
@@ -50,7 +58,7 @@ export function referenceProbe(runsDir: string, label: string): HostReference | 
       continue; // publish and validate name a broken manifest; here it is only not a reference
     }
     if (m.status !== "complete" || m.machine?.label !== label) continue;
-    const ms = (m.cells ?? []).map((c) => c.noise?.host_probe_ms).filter((x): x is number => typeof x === "number");
+    const ms = cellProbesMs(m.cells ?? []);
     if (ms.length >= MIN_REFERENCE_CELLS) return { run_id: m.run_id, host_probe_ms: median(ms) };
   }
   return undefined;

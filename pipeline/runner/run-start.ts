@@ -29,7 +29,7 @@ export function defaultNoiseGuard(): NoiseGuardMode {
  * The check before a run: the machine must not be busy (machineBusy), and the host not slower than the newest
  * complete run on this machine (host-speed.ts). Strict refuses on either unless allowBusy; warn only says so.
  */
-export async function refuseIfBusy(
+export async function checkBeforeRun(
   mode: NoiseGuardMode,
   allowBusy: boolean,
   machineLabel: string,

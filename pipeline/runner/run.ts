@@ -35,7 +35,7 @@ import { machineInfo } from "./machine.ts";
 import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
 import { acquireRunLock } from "./run-lock.ts";
-import { defaultNoiseGuard, MAX_ATTEMPTS, newManifest, refuseIfBusy } from "./run-start.ts";
+import { defaultNoiseGuard, MAX_ATTEMPTS, newManifest, checkBeforeRun } from "./run-start.ts";
 import { cleanupsWithoutSystem, lifecycleKey, newLifecycle, runVisit } from "./visit.ts";
 
 // The plan's pieces are imported from here by the CLI, estimate and tests.
@@ -220,7 +220,7 @@ async function startRun(
 ): Promise<RunResult> {
   const mode = opts.noiseGuard ?? defaultNoiseGuard();
   const machine = await machineInfo();
-  const beforeRun = await refuseIfBusy(mode, !!opts.allowBusy, machine.label);
+  const beforeRun = await checkBeforeRun(mode, !!opts.allowBusy, machine.label);
   mkdirSync(runsDir(), { recursive: true });
   mkdirSync(runDir); // not recursive: fails if it exists, so a run folder is never written twice
   ensureRunFolders(runDir);
