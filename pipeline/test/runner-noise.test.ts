@@ -147,3 +147,40 @@ test("host speed: a strict run refuses a host slower than the newest run on this
   assert.ok((before.host_probe_ms as number) > 1.1);
   assert.match(String(before.host_slower), /slower than the 1 ms/);
 });
+
+test("host speed: a cloud box records a slower host and runs (it cannot wait out its neighbours)", {
+  timeout: 120_000,
+}, async () => {
+  const { data, env } = toyEnv();
+  const cloudEnv = { ...env, SAMEBOX_CLOUD_INSTANCE_TYPE: "c6a.xlarge", SAMEBOX_CLOUD_REGION: "eu-west-1" };
+  const saved = { ...process.env };
+  Object.assign(process.env, { SAMEBOX_CLOUD_INSTANCE_TYPE: "c6a.xlarge", SAMEBOX_CLOUD_REGION: "eu-west-1" });
+  const label = (await machineInfo()).label;
+  process.env = saved;
+  assert.match(label, /^c6a\.xlarge \(eu-west-1\)/);
+  const ref = "20250101T000000Z-fast-box";
+  mkdirSync(path.join(data, "runs", ref), { recursive: true });
+  const cells = Array.from({ length: 20 }, () => ({ noise: { host_probe_ms: 1 } }));
+  writeFileSync(
+    path.join(data, "runs", ref, "manifest.json"),
+    JSON.stringify({ run_id: ref, status: "complete", machine: { label }, cells }),
+  );
+  const id = "20260101T000000Z-box-slower";
+  const r = cli(
+    ["run", "--profile", profile("box", ["good"], 1), "--systems", "fakedb", "--run-id", id, "--noise-guard", "strict"],
+    cloudEnv,
+  );
+  if (r.code !== 0) {
+    // A machine busy beside the test (CI's other suites) still refuses, and for that reason alone.
+    assert.match(r.stderr, /not ready for a strict run: machine already busy/);
+    assert.doesNotMatch(r.stderr, /host probe/);
+    return;
+  }
+  assert.match(
+    r.stderr,
+    /warning: before the run: the host probe .* slower than the 1 ms of run 20250101T000000Z-fast-box/,
+  );
+  const m = manifestOf(data, id);
+  assert.equal(m.noise_guard!.mode, "strict");
+  assert.match(String((m.noise_guard!.before_run as Record<string, unknown>).host_slower), /slower than the 1 ms/);
+});

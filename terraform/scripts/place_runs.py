@@ -31,7 +31,28 @@ def describe(entry: dict, folder: Path) -> dict:
         "wall": f"{done['duration_s'] / 60:.0f} min" if isinstance(done.get("duration_s"), (int, float)) else "unknown",
         "cost": f"${usd:.2f}" if isinstance(usd, (int, float)) else f"unknown ({cost.get('reason', 'no cost computed')})",
         "ami": done.get("ami_id", "unknown"),
+        "noise": noise_guard_of(folder),
     }
+
+
+def noise_guard_of(folder: Path) -> str:
+    """What the run's noise guard saw (manifest.json's noise_guard): disturbed cells, and a host slower than the
+    previous run of this instance label, which a cloud box records instead of refusing (pipeline/runner/run-start.ts)."""
+    try:
+        guard = json.loads((folder / "run" / "manifest.json").read_text(encoding="utf-8")).get("noise_guard") or {}
+    except (OSError, ValueError):
+        return "unknown"
+    if not guard:
+        return "not recorded"
+    text = f"{guard.get('mode', '?')}: {guard.get('flagged', 0)} flagged, {guard.get('noisy', 0)} noisy"
+    before = guard.get("before_run") or {}
+    ref = before.get("host_reference") or {}
+    probe, ref_probe = before.get("host_probe_ms"), ref.get("host_probe_ms")
+    if before.get("host_slower") and isinstance(probe, (int, float)) and isinstance(ref_probe, (int, float)) and ref_probe > 0:
+        text += f"; **host {round((probe / ref_probe - 1) * 100)} % slower** on the probe than `{ref.get('run_id', '?')}`"
+    if before.get("busy"):
+        text += f"; **busy before the run** ({before.get('reason', '')})"
+    return text
 
 
 def dispatch_of(entry: dict) -> str:
@@ -77,8 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     env = os.environ
     lines = [f"Cloud runs measured on EC2 {env.get('INSTANCE_TYPE', '?')}, profile `{env.get('PROFILE', '?')}`, one box per study.", "",
-             "| study | run | status | box wall time | limit | cost | AMI |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['study']} | `{r['run_id']}` | {r['status']} | {r['wall']} | {r['limit']} min | {r['cost']} | {r['ami']} |" for r in rows]
+             "| study | run | status | box wall time | limit | cost | AMI | noise guard |", "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['study']} | `{r['run_id']}` | {r['status']} | {r['wall']} | {r['limit']} min | {r['cost']} | {r['ami']} | {r['noise']} |"
+              for r in rows]
     if env.get("GITHUB_RUN_ID"):
         lines += ["", f"Raw box logs: the `collected-<dispatch>` artifact of {env.get('GITHUB_SERVER_URL')}/{env.get('GITHUB_REPOSITORY')}/actions/runs/{env['GITHUB_RUN_ID']}."]
     args.body.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -100,7 +100,10 @@ def test_place_runs_moves_every_folder_and_writes_one_description(tmp_path):
     incoming = tmp_path / "incoming"
     first = incoming / matrix[0]["run_id"]
     (first / "run").mkdir(parents=True)
-    (first / "run" / "manifest.json").write_text("{}")
+    guard = {"mode": "strict", "flagged": 3, "reruns": 3, "noisy": 1,
+             "before_run": {"busy": False, "reason": "", "host_probe_ms": 44.0, "host_slower": "the host probe ... slower",
+                            "host_reference": {"run_id": "20291201T000000Z-full-c6a-4xlarge-oltp", "host_probe_ms": 40.0}}}
+    (first / "run" / "manifest.json").write_text(json.dumps({"noise_guard": guard}))
     (first / "done.json").write_text(json.dumps({"status": "ok", "duration_s": 3000, "ami_id": "ami-1"}))
     (first / "cost.json").write_text(json.dumps({"usd": 0.51}))
     result = run_script("place_runs.py", "--incoming", str(incoming), "--matrix-json", json.dumps(matrix),
@@ -109,8 +112,9 @@ def test_place_runs_moves_every_folder_and_writes_one_description(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "data" / "runs" / matrix[0]["run_id"] / "manifest.json").is_file()
     body = (tmp_path / "body.md").read_text()
-    assert "| oltp | `20300101T120000Z-full-c6a-4xlarge-oltp` | ok | 50 min | 120 min | $0.51 | ami-1 |" in body
-    assert "| mcp-db |" in body and "no done marker, no run folder" in body
+    assert ("| oltp | `20300101T120000Z-full-c6a-4xlarge-oltp` | ok | 50 min | 120 min | $0.51 | ami-1 | strict: 3 flagged, 1 noisy; "
+            "**host 10 % slower** on the probe than `20291201T000000Z-full-c6a-4xlarge-oltp` |") in body
+    assert "| mcp-db |" in body and "no done marker, no run folder" in body and any(line.startswith("| mcp-db |") and line.endswith("| unknown |") for line in body.splitlines())
     out = dict(line.split("=", 1) for line in (tmp_path / "out").read_text().splitlines())
     assert out["runs"] == "1" and out["branch"] == "20300101T120000Z-full-c6a-4xlarge"
     again = run_script("place_runs.py", "--incoming", str(incoming), "--matrix-json", json.dumps(matrix[:1]),
