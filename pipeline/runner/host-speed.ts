@@ -6,6 +6,7 @@
 // 2026-11-29 a contended host read 42.6-46.8 ms (medians of 9) against that run's 37.4 ms, while
 // PostgreSQL's analytical batches ran 2.3x and sysbench 1.8x slower than in it: the probe, a hash in
 // cache, understates what a contended host costs database work, so the limit is a tight 10 %.
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { median } from "../lib/stats.ts";
@@ -73,4 +74,26 @@ export function hostSlowerReason(probeMs: number, ref: HostReference | undefined
     `${ref.host_probe_ms} ms of run ${ref.run_id} on this machine (limit ${Math.round(HOST_SLOWER_SHARE * 100)} %): a host shared with ` +
     `other work, or slower hardware under the same label, makes every figure slower than that run's for a reason outside the systems`
   );
+}
+
+export interface WakeupRtt {
+  same_cpu: number;
+  cross_cpu: number;
+}
+
+/**
+ * Median one-byte round trips between two processes on one vCPU and across two (wakeup-rtt.py), recorded before a
+ * run next to the probe: the probe hashes on one core and never waits for another vCPU to wake, which every
+ * client/server query does. Undefined where it cannot be measured (one CPU, no python3), which the record omits.
+ */
+export function wakeupRttUs(): WakeupRtt | undefined {
+  const script = path.join(import.meta.dirname, "wakeup-rtt.py");
+  const r = spawnSync(process.env.SAMEBOX_PY || "python3", [script], { encoding: "utf8", timeout: 30_000 });
+  if (r.status !== 0) return undefined;
+  try {
+    const rtt = JSON.parse(r.stdout) as WakeupRtt;
+    return typeof rtt.same_cpu === "number" && typeof rtt.cross_cpu === "number" ? rtt : undefined;
+  } catch {
+    return undefined;
+  }
 }

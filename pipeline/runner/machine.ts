@@ -25,6 +25,28 @@ function readDmi(field: string): string {
   }
 }
 
+function readSys(file: string): string {
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * How the guest idles (Linux cpuidle; "unknown" elsewhere). With haltpoll and guest_halt_poll_ns 0 an idle vCPU
+ * halts at once, and a client/server round trip across vCPUs pays the hypervisor's wake-up (host-speed.ts
+ * wakeupRttUs); the cloud's guests usually poll a while first. Recorded, as every setting that moves figures is.
+ */
+function cpuidleSettings(): string {
+  const dir = "/sys/devices/system/cpu/cpuidle";
+  const driver = readSys(`${dir}/current_driver`);
+  if (!driver) return "unknown";
+  const governor = readSys(`${dir}/current_governor`) || readSys(`${dir}/current_governor_ro`) || "unknown";
+  const poll = readSys("/sys/module/haltpoll/parameters/guest_halt_poll_ns");
+  return `driver ${driver}, governor ${governor}${driver === "haltpoll" && poll ? `, guest_halt_poll_ns ${poll}` : ""}`;
+}
+
 // Only on EC2 (DMI says so) do we ask the instance metadata service (IMDSv2), so local runs never send
 // traffic anywhere. SAMEBOX_CLOUD_* variables, set by the box's user data, win over what IMDS says.
 async function ec2Info(): Promise<CloudInfo | null> {
@@ -90,6 +112,7 @@ export async function machineInfo(): Promise<MachineInfo> {
     memory_bytes,
     kernel: os.release(),
     os: osPrettyName(),
+    cpuidle: cpuidleSettings(),
     cloud,
     topology,
   };

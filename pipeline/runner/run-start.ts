@@ -7,7 +7,7 @@ import { repoRoot, runsDir } from "../lib/paths.ts";
 import type { RunManifest } from "../schema/types.ts";
 import { gitInfo, toolVersions } from "./machine.ts";
 import { runnerIdentity } from "./manifest.ts";
-import { hostProbeMedian, hostSlowerReason, referenceProbe } from "./host-speed.ts";
+import { hostProbeMedian, hostSlowerReason, referenceProbe, wakeupRttUs } from "./host-speed.ts";
 import { DEFAULT_NOISE_THRESHOLDS, machineBusy } from "./noise.ts";
 import type { NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
 import { interleave } from "./plan.ts";
@@ -45,6 +45,7 @@ export async function checkBeforeRun(
   const probeMs = hostProbeMedian();
   const reference = referenceProbe(runsDir(), machineLabel);
   const slower = hostSlowerReason(probeMs, reference);
+  const rtt = wakeupRttUs();
   const before = {
     busy: b.busy,
     outside_cpu_pct: Math.round(b.report.outside_cpu_pct * 10) / 10,
@@ -52,6 +53,7 @@ export async function checkBeforeRun(
     host_probe_ms: probeMs,
     ...(reference ? { host_reference: reference } : {}),
     ...(slower ? { host_slower: slower } : {}),
+    ...(rtt ? { wakeup_rtt_us: rtt } : {}),
   };
   const problems = [b.reason, slower].filter(Boolean);
   const refusals = [b.reason, onCloudBox() ? "" : slower].filter(Boolean);

@@ -4,7 +4,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { HOST_SLOWER_SHARE, hostProbeMedian, hostSlowerReason, referenceProbe } from "../runner/host-speed.ts";
+import { spawnSync } from "node:child_process";
+import os from "node:os";
+import {
+  HOST_SLOWER_SHARE,
+  hostProbeMedian,
+  hostSlowerReason,
+  referenceProbe,
+  wakeupRttUs,
+} from "../runner/host-speed.ts";
+import { machineInfo } from "../runner/machine.ts";
 import { tempDir } from "./helpers.ts";
 
 const LABEL = "local: Test CPU, 2 cores, 24 GiB";
@@ -56,4 +65,17 @@ test("hostProbeMedian: a positive time in ms, to 0.1 ms", () => {
   const ms = hostProbeMedian(3);
   assert.ok(ms > 0 && Number.isFinite(ms), String(ms));
   assert.equal(Math.round(ms * 10) / 10, ms);
+});
+
+test("wakeupRttUs: both round trips measured on two CPUs; on one CPU the script says it needs two", async (t) => {
+  if (os.availableParallelism() < 2) return t.skip("needs two CPUs");
+  const rtt = wakeupRttUs();
+  assert.ok(rtt, "measured");
+  assert.ok(rtt.same_cpu > 0 && rtt.same_cpu < 10_000, `same ${rtt.same_cpu}`);
+  assert.ok(rtt.cross_cpu > 0 && rtt.cross_cpu < 10_000, `cross ${rtt.cross_cpu}`);
+  const script = path.join(import.meta.dirname, "..", "runner", "wakeup-rtt.py");
+  const one = spawnSync("taskset", ["-c", "0", "python3", script], { encoding: "utf8" });
+  assert.equal(one.status, 3, one.stderr);
+  assert.match(one.stderr, /needs two CPUs, this process may use 1/);
+  assert.match((await machineInfo()).cpuidle, /^(driver \S+, governor \S+|unknown)/);
 });

@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { machineInfo } from "../runner/machine.ts";
 import { cli, toyEnv } from "./helpers.ts";
@@ -145,6 +146,8 @@ test("host speed: a strict run refuses a host slower than the newest run on this
   const before = manifestOf(data, id).noise_guard!.before_run as Record<string, unknown>;
   assert.deepEqual(before.host_reference, { run_id: ref, host_probe_ms: 1 });
   assert.ok((before.host_probe_ms as number) > 1.1);
+  const rtt = before.wakeup_rtt_us as { same_cpu: number; cross_cpu: number } | undefined;
+  if (os.availableParallelism() >= 2) assert.ok(rtt && rtt.cross_cpu > 0 && rtt.same_cpu > 0, JSON.stringify(before));
   assert.match(String(before.host_slower), /slower than the 1 ms/);
 });
 

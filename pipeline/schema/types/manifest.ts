@@ -41,6 +41,10 @@ export interface RunManifest {
       ami_id?: string;
     } | null;
     /**
+     * the guest's cpuidle driver and governor, and haltpoll's guest_halt_poll_ns when the driver is haltpoll (runner/machine.ts): with no polling an idle vCPU halts, and waking it costs each client/server round trip that crosses vCPUs (noise_guard.before_run.wakeup_rtt_us)
+     */
+    cpuidle?: string;
+    /**
      * the servers and the load generator run on one machine; a split topology (load on a second box) was removed because nothing could make it work end to end
      */
     topology: "single";
@@ -222,6 +226,13 @@ export interface RunManifest {
        * why the host was too slow to compare with host_reference; absent when it was not
        */
       host_slower?: string;
+      /**
+       * median round trip of one byte between two processes over pipes, both on one vCPU and on two (runner/wakeup-rtt.py; recorded, not judged): a client/server query crossing vCPUs pays the cross figure, which on a VM whose idle vCPUs halt is 5-10x the same-vCPU one
+       */
+      wakeup_rtt_us?: {
+        same_cpu: number;
+        cross_cpu: number;
+      };
     };
     /**
      * cell attempts found disturbed
