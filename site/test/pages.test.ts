@@ -254,6 +254,26 @@ test("run pages show every cell, failed cells first", () => {
   }
 });
 
+test("run pages state the noise guard and how the guest idled, as the manifest recorded them", () => {
+  for (const m of runs) {
+    const page = visited.get(`${preview.root}runs/${m.run_id}/`)!;
+    assert.ok(page.text.includes(m.machine.cpuidle ?? "not recorded"), `${m.run_id}: CPU idle`);
+    const g = m.noise_guard;
+    if (!g) {
+      assert.ok(page.text.includes("not recorded (runs before issue 18)"), `${m.run_id}: no noise guard, yet the page states one`);
+      continue;
+    }
+    assert.ok(
+      page.text.includes(
+        `${g.mode}: ${g.flagged} cell attempt(s) disturbed, ${g.reruns} re-run, ${g.noisy} left noisy`,
+      ),
+      m.run_id,
+    );
+    const rtt = g.before_run?.wakeup_rtt_us;
+    if (rtt) assert.ok(page.text.includes(`${rtt.same_cpu} µs on one vCPU, ${rtt.cross_cpu} µs across two`), m.run_id);
+  }
+});
+
 test("the methodology page goes through the fair-benchmarking checklist", () => {
   const page = visited.get(`${preview.root}methodology/`)!;
   assert.match(page.text, /Raasveldt/);
