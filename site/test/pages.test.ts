@@ -260,7 +260,10 @@ test("run pages state the noise guard and how the guest idled, as the manifest r
     assert.ok(page.text.includes(m.machine.cpuidle ?? "not recorded"), `${m.run_id}: CPU idle`);
     const g = m.noise_guard;
     if (!g) {
-      assert.ok(page.text.includes("not recorded (runs before issue 18)"), `${m.run_id}: no noise guard, yet the page states one`);
+      assert.ok(
+        page.text.includes("not recorded (runs before issue 18)"),
+        `${m.run_id}: no noise guard, yet the page states one`,
+      );
       continue;
     }
     assert.ok(
