@@ -9,9 +9,10 @@ import { UserError } from "./errors.ts";
 import { fromCsv, fromJsonl } from "./records.ts";
 import { stateOf } from "./servers.ts";
 import { withCellServer } from "./servers-catalog.ts";
-import type { Claim, ResultRecord } from "../schema/types.ts";
+import type { Claim, ResultRecord, RunManifest } from "../schema/types.ts";
 import { cellProbesMs } from "../runner/host-speed.ts";
 import { median } from "./stats.ts";
+import { noiseGuardSummary } from "./noise-guard-summary.ts";
 import { VERDICTS, claimHasWorkload, fmtRatio, pairedSamples, type Verdict } from "./verdicts.ts";
 import { belowScale, countedRecords, judgeFromRun, studyEnvOf } from "./claim-run.ts";
 
@@ -36,7 +37,7 @@ interface ReportManifest {
   duration_s?: number;
   cells: ReportCell[];
   load_average?: { start?: number[]; end?: number[] };
-  noise_guard?: Record<string, unknown>;
+  noise_guard?: RunManifest["noise_guard"];
   summary?: Record<string, number>;
   sequential?: Record<string, { repetitions_added?: number; stopped?: string; method?: string }>;
   config?: unknown;
@@ -205,7 +206,7 @@ export function runReportMarkdown(r: RunReport): string {
         .map(([k, v]) => `${v} ${k}`)
         .join(", ")}.`,
     );
-  if (m.noise_guard) out.push(`Noise guard: ${JSON.stringify(m.noise_guard)}.`);
+  out.push(`Noise guard: ${noiseGuardSummary(m.noise_guard)}.`);
   const probe = hostProbeLine(m);
   if (probe) out.push(probe);
   if (m.load_average)

@@ -13,6 +13,7 @@ import {
   type NoiseReport,
 } from "../runner/noise.ts";
 import { hostProbeLine } from "../lib/run-report.ts";
+import { noiseGuardSummary } from "../lib/noise-guard-summary.ts";
 import { processTree, treeCpuSeconds } from "../runner/resources.ts";
 
 // The noise guard against real processes: a busy loop is the neighbour. The machine running the tests
@@ -241,4 +242,34 @@ test("contentionWarning: silent before CONTENTION_MIN_CELLS judged cells and bel
   assert.match(w, /^5 of the first 20 cells were disturbed/);
   assert.match(w, /--resume/);
   assert.ok(contentionWarning(82, 24), "the contended run of 2026-11-29: 24 of 82");
+});
+
+test("noiseGuardSummary: one sentence for the report and the run page; every recorded part, nothing invented", () => {
+  assert.equal(noiseGuardSummary(undefined), "not recorded (runs before issue 18)");
+  assert.equal(
+    noiseGuardSummary({ mode: "warn", flagged: 0, reruns: 0, noisy: 0 } as Parameters<typeof noiseGuardSummary>[0]),
+    "warn: 0 cell attempt(s) disturbed, 0 re-run, 0 left noisy",
+  );
+  assert.equal(
+    noiseGuardSummary({
+      mode: "strict",
+      outside_cpu_pct: 20,
+      steal_pct: 10,
+      max_attempts: 3,
+      flagged: 4,
+      reruns: 3,
+      noisy: 1,
+      before_run: {
+        busy: true,
+        outside_cpu_pct: 35.5,
+        reason: "load 3",
+        host_probe_ms: 44,
+        host_reference: { run_id: "r0", host_probe_ms: 37.4 },
+        host_slower: "slower",
+        wakeup_rtt_us: { same_cpu: 7, cross_cpu: 80.5 },
+      },
+    }),
+    "strict: 4 cell attempt(s) disturbed, 3 re-run, 1 left noisy; before the run 35.5 % of a core used outside (busy: load 3); " +
+      "host probe 44 ms (run r0: 37.4 ms, more than 10 % faster); pipe round trip 7 µs on one vCPU, 80.5 µs across two",
+  );
 });
