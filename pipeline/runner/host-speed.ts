@@ -88,7 +88,7 @@ export interface WakeupRtt {
  */
 export function wakeupRttUs(): WakeupRtt | undefined {
   const script = path.join(import.meta.dirname, "wakeup-rtt.py");
-  const r = spawnSync(process.env.SAMEBOX_PY || "python3", [script], { encoding: "utf8", timeout: 30_000 });
+  const r = spawnSync("python3", [script], { encoding: "utf8", timeout: 30_000 });
   if (r.status !== 0) return undefined;
   try {
     const rtt = JSON.parse(r.stdout) as WakeupRtt;

@@ -17,14 +17,6 @@ function osPrettyName(): string {
   return `${os.type()} ${os.release()}`;
 }
 
-function readDmi(field: string): string {
-  try {
-    return readFileSync(`/sys/devices/virtual/dmi/id/${field}`, "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
 function readSys(file: string): string {
   try {
     return readFileSync(file, "utf8").trim();
@@ -32,6 +24,8 @@ function readSys(file: string): string {
     return "";
   }
 }
+
+const readDmi = (field: string) => readSys(`/sys/devices/virtual/dmi/id/${field}`);
 
 /**
  * How the guest idles (Linux cpuidle; "unknown" elsewhere). With haltpoll and guest_halt_poll_ns 0 an idle vCPU

@@ -17,16 +17,16 @@ export const MAX_ATTEMPTS = 3;
 /** Seconds the machine is watched before a run starts: long enough to refuse on (strict), or only to record (warn). */
 const BUSY_CHECK_S = { strict: 5, warn: 1 } as const;
 
+/** Set by the cloud box's entry script (terraform/box/run-on-box.sh). */
+const onCloudBox = () => !!process.env.SAMEBOX_CLOUD_INSTANCE_TYPE;
+
 /** strict on the cloud box (nothing else runs there), warn elsewhere; SAMEBOX_NOISE_GUARD overrides. */
 export function defaultNoiseGuard(): NoiseGuardMode {
   const env = process.env.SAMEBOX_NOISE_GUARD;
   if (env === "strict" || env === "warn" || env === "off") return env;
   if (env) throw new UserError(`SAMEBOX_NOISE_GUARD '${env}' is not valid; valid: strict, warn, off`);
-  return process.env.SAMEBOX_CLOUD_INSTANCE_TYPE ? "strict" : "warn";
+  return onCloudBox() ? "strict" : "warn";
 }
-
-/** Set by the cloud box's entry script (terraform/box/run-on-box.sh). */
-const onCloudBox = () => !!process.env.SAMEBOX_CLOUD_INSTANCE_TYPE;
 
 /**
  * The check before a run: the machine must not be busy (machineBusy), and the host not slower than the newest

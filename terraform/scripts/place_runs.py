@@ -22,7 +22,7 @@ def describe(entry: dict, folder: Path) -> dict:
             return json.loads((folder / name).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-    done, cost = load("done.json"), load("cost.json")
+    done, cost, manifest = load("done.json"), load("cost.json"), load("run/manifest.json")
     usd = cost.get("usd")
     return {
         "study": entry["study"], "run_id": entry["run_id"], "limit": entry["max_minutes"],
@@ -31,17 +31,16 @@ def describe(entry: dict, folder: Path) -> dict:
         "wall": f"{done['duration_s'] / 60:.0f} min" if isinstance(done.get("duration_s"), (int, float)) else "unknown",
         "cost": f"${usd:.2f}" if isinstance(usd, (int, float)) else f"unknown ({cost.get('reason', 'no cost computed')})",
         "ami": done.get("ami_id", "unknown"),
-        "noise": noise_guard_of(folder),
+        "noise": noise_guard_of(manifest),
     }
 
 
-def noise_guard_of(folder: Path) -> str:
+def noise_guard_of(manifest: dict) -> str:
     """What the run's noise guard saw (manifest.json's noise_guard): disturbed cells, and a host slower than the
     previous run of this instance label, which a cloud box records instead of refusing (pipeline/runner/run-start.ts)."""
-    try:
-        guard = json.loads((folder / "run" / "manifest.json").read_text(encoding="utf-8")).get("noise_guard") or {}
-    except (OSError, ValueError):
+    if not manifest:
         return "unknown"
+    guard = manifest.get("noise_guard") or {}
     if not guard:
         return "not recorded"
     text = f"{guard.get('mode', '?')}: {guard.get('flagged', 0)} flagged, {guard.get('noisy', 0)} noisy"
