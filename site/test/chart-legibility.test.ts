@@ -91,6 +91,32 @@ test("no chart text is smaller than 11 px at 1280 or 390 px, every chart fits it
   assert.deepEqual(failures, []);
 });
 
+test("at 1280 px each verdict table shows the answer, up to where the claim holds, without scrolling sideways", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const failures: string[] = [];
+  for (const p of pages.filter((x) => x.startsWith("reproduce/"))) {
+    const r = await page.goto(`${preview.root}${p}`);
+    if (r?.status() !== 200) continue;
+    const cut = await page.$$eval("table.verdicts", (ts) =>
+      ts.flatMap((t) => {
+        const wrap = t.parentElement!.getBoundingClientRect();
+        const th = [...t.querySelectorAll("thead th")];
+        const holds = th.findIndex((h) => (h.textContent ?? "").startsWith("Holds when"));
+        return th
+          .slice(0, holds + 1)
+          .filter((h) => h.getBoundingClientRect().right > wrap.right + 1)
+          .map(
+            (h) =>
+              `"${(h.textContent ?? "").trim()}" ends at ${Math.round(h.getBoundingClientRect().right - wrap.left)} of ${Math.round(wrap.width)} px`,
+          );
+      }),
+    );
+    if (cut.length) failures.push(`${p}: ${cut.join(", ")}`);
+  }
+  await page.close();
+  assert.deepEqual(failures, []);
+});
+
 test("every system colour drawn in a chart has ≥ 3:1 contrast against the page background", async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const failures = new Map<string, string>();
