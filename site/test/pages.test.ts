@@ -223,6 +223,13 @@ test("study pages label measured vs published numbers and explain systems not me
     const studyHasMysql = studies.find((x) => x.name === s)?.systems.includes("mysql") ?? true;
     if (studyHasMysql && !measuredSystems.has("mysql"))
       assert.match(page.text, /mysql[^\n]*cloud box/i, "the page must say MySQL is measured only on the cloud box");
+    // A system the run never planned for this study is said to be left out by the plan, not lost.
+    for (const sys of studies.find((x) => x.name === s)?.systems ?? [])
+      if (!measuredSystems.has(sys) && !featured.cells.some((c) => c.study === s && c.system === sys))
+        assert.ok(
+          page.text.includes(`${sys}: not in this run's plan`),
+          `${s}: ${sys} was not planned in ${featured.run_id}; the page does not say so`,
+        );
   }
 });
 
