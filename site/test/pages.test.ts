@@ -261,6 +261,15 @@ test("run pages show every cell, failed cells first", () => {
   }
 });
 
+test("run pages keep the visit order (one line per run, hundreds of visits) folded under its count", () => {
+  for (const m of runs) {
+    const visits = (m as unknown as { order?: { visits?: unknown[] } }).order?.visits;
+    if (!visits) continue;
+    const page = visited.get(`${preview.root}runs/${m.run_id}/`)!;
+    assert.ok(page.text.includes(`The ${visits.length} visits in the order they ran`), m.run_id);
+  }
+});
+
 test("run pages state the noise guard and how the guest idled, as the manifest recorded them", () => {
   for (const m of runs) {
     const page = visited.get(`${preview.root}runs/${m.run_id}/`)!;
