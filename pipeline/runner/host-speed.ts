@@ -22,12 +22,14 @@ export const MIN_REFERENCE_CELLS = 20;
 export interface HostReference {
   run_id: string;
   host_probe_ms: number;
+  /** the reference run's machine.cpu_identity (runs before 2026-11-29 recorded none) */
+  cpu_identity?: string;
 }
 
 interface ProbedManifest {
   run_id: string;
   status: string;
-  machine?: { label?: string };
+  machine?: { label?: string; cpu_identity?: string };
   cells?: Array<{ noise?: { host_probe_ms?: number } }>;
 }
 
@@ -60,19 +62,34 @@ export function referenceProbe(runsDir: string, label: string): HostReference | 
     }
     if (m.status !== "complete" || m.machine?.label !== label) continue;
     const ms = cellProbesMs(m.cells ?? []);
-    if (ms.length >= MIN_REFERENCE_CELLS) return { run_id: m.run_id, host_probe_ms: median(ms) };
+    if (ms.length >= MIN_REFERENCE_CELLS)
+      return {
+        run_id: m.run_id,
+        host_probe_ms: median(ms),
+        ...(m.machine?.cpu_identity ? { cpu_identity: m.machine.cpu_identity } : {}),
+      };
   }
   return undefined;
 }
 
-/** Why this host is too slow to compare with the reference, or "" when it is not (or there is none). */
-export function hostSlowerReason(probeMs: number, ref: HostReference | undefined): string {
+/**
+ * Why this host is too slow to compare with the reference, or "" when it is not (or there is none). With both
+ * runs' CPU identities it says which of the two causes it is: other hardware under one label, or the same
+ * hardware shared with other work.
+ */
+export function hostSlowerReason(probeMs: number, ref: HostReference | undefined, cpuNow = ""): string {
   if (!ref || probeMs <= ref.host_probe_ms * (1 + HOST_SLOWER_SHARE)) return "";
   const pct = Math.round((probeMs / ref.host_probe_ms - 1) * 100);
+  const cause =
+    !ref.cpu_identity || !cpuNow || cpuNow === "unknown"
+      ? "a host shared with other work, or slower hardware under the same label,"
+      : ref.cpu_identity === cpuNow
+        ? `the same CPU as that run's (${cpuNow}), so a host shared with other work,`
+        : `other hardware under the same label (that run: ${ref.cpu_identity}; this one: ${cpuNow})`;
   return (
     `the host probe (SHA-256 of 64 MiB, median of ${HOST_PROBE_SAMPLES}) takes ${probeMs} ms, ${pct} % slower than the ` +
-    `${ref.host_probe_ms} ms of run ${ref.run_id} on this machine (limit ${Math.round(HOST_SLOWER_SHARE * 100)} %): a host shared with ` +
-    `other work, or slower hardware under the same label, makes every figure slower than that run's for a reason outside the systems`
+    `${ref.host_probe_ms} ms of run ${ref.run_id} on this machine (limit ${Math.round(HOST_SLOWER_SHARE * 100)} %): ${cause} ` +
+    "makes every figure slower than that run's for a reason outside the systems"
   );
 }
 

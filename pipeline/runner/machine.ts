@@ -41,6 +41,37 @@ function cpuidleSettings(): string {
   return `driver ${driver}, governor ${governor}${driver === "haltpoll" && poll ? `, guest_halt_poll_ns ${poll}` : ""}`;
 }
 
+/**
+ * Which CPU the vCPUs are, from /proc/cpuinfo's first processor and cpu0's caches ("unknown" where there is no
+ * cpuinfo): a hypervisor may name every host "AMD EPYC", and the label with it, while family, model, clock and
+ * L3 tell one host's hardware from another's (here family 25 model 1 at 2445 MHz is a Zen 3 EPYC 7763's clock).
+ */
+export function cpuIdentity(cpuinfo = readSys("/proc/cpuinfo"), cpuDir = "/sys/devices/system/cpu/cpu0"): string {
+  const first = cpuinfo.split(/\n\s*\n/)[0] ?? "";
+  const field = (name: string) => first.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, "m"))?.[1].trim() ?? "";
+  const vendor = field("vendor_id") || field("CPU implementer");
+  if (!vendor) return "unknown";
+  // cpufreq's maximum where the kernel scales the clock (cpuinfo's MHz is then the moment's); a VM has none, and
+  // its cpuinfo MHz is the host's fixed TSC clock.
+  const maxKHz = Number.parseInt(readSys(`${cpuDir}/cpufreq/cpuinfo_max_freq`), 10);
+  const mhz = Number.isFinite(maxKHz) ? maxKHz / 1000 : Number.parseFloat(field("cpu MHz"));
+  const caches = [2, 3].flatMap((level) => {
+    for (let i = 0; i < 8; i++) {
+      const dir = `${cpuDir}/cache/index${i}`;
+      if (readSys(`${dir}/level`) === String(level)) return [`L${level} ${readSys(`${dir}/size`)}`];
+    }
+    return [];
+  });
+  return [
+    // x86 names them family/model/stepping; Arm's cpuinfo architecture/part/revision
+    `${vendor} family ${field("cpu family") || field("CPU architecture") || "?"} model ${field("model") || field("CPU part") || "?"} stepping ${field("stepping") || field("CPU revision") || "?"}`,
+    Number.isFinite(mhz) ? `${Math.round(mhz)} MHz` : "",
+    ...caches,
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
 // Only on EC2 (DMI says so) do we ask the instance metadata service (IMDSv2), so local runs never send
 // traffic anywhere. SAMEBOX_CLOUD_* variables, set by the box's user data, win over what IMDS says.
 async function ec2Info(): Promise<CloudInfo | null> {
@@ -107,6 +138,7 @@ export async function machineInfo(): Promise<MachineInfo> {
     kernel: os.release(),
     os: osPrettyName(),
     cpuidle: cpuidleSettings(),
+    cpu_identity: cpuIdentity(),
     cloud,
     topology,
   };

@@ -38,13 +38,13 @@ export function defaultNoiseGuard(): NoiseGuardMode {
 export async function checkBeforeRun(
   mode: NoiseGuardMode,
   allowBusy: boolean,
-  machineLabel: string,
+  machine: Pick<RunManifest["machine"], "label" | "cpu_identity">,
 ): Promise<NonNullable<RunManifest["noise_guard"]>["before_run"]> {
   if (mode === "off") return undefined;
   const b = await machineBusy(BUSY_CHECK_S[mode], DEFAULT_NOISE_THRESHOLDS, [process.pid]);
   const probeMs = hostProbeMedian();
-  const reference = referenceProbe(runsDir(), machineLabel);
-  const slower = hostSlowerReason(probeMs, reference);
+  const reference = referenceProbe(runsDir(), machine.label);
+  const slower = hostSlowerReason(probeMs, reference, machine.cpu_identity);
   const rtt = wakeupRttUs();
   const before = {
     busy: b.busy,

@@ -220,7 +220,7 @@ async function startRun(
 ): Promise<RunResult> {
   const mode = opts.noiseGuard ?? defaultNoiseGuard();
   const machine = await machineInfo();
-  const beforeRun = await checkBeforeRun(mode, !!opts.allowBusy, machine.label);
+  const beforeRun = await checkBeforeRun(mode, !!opts.allowBusy, machine);
   mkdirSync(runsDir(), { recursive: true });
   mkdirSync(runDir); // not recursive: fails if it exists, so a run folder is never written twice
   ensureRunFolders(runDir);

@@ -13,7 +13,7 @@ import {
   referenceProbe,
   wakeupRttUs,
 } from "../runner/host-speed.ts";
-import { machineInfo } from "../runner/machine.ts";
+import { cpuIdentity, machineInfo } from "../runner/machine.ts";
 import { tempDir } from "./helpers.ts";
 
 const LABEL = "local: Test CPU, 2 cores, 24 GiB";
@@ -44,6 +44,16 @@ test("referenceProbe: the newest complete run on the same label with 20 probed c
   writeRun(runs, "20260107T000000Z-broken", "{not json");
   mkdirSync(path.join(runs, "20260108T000000Z-no-manifest"));
   assert.deepEqual(referenceProbe(runs, LABEL), { run_id: "20260102T000000Z-ref", host_probe_ms: 40 });
+  writeRun(runs, "20260109T000000Z-identified", {
+    status: "complete",
+    machine: { label: LABEL, cpu_identity: "AuthenticAMD family 25 model 1 stepping 1" },
+    cells: twenty(50),
+  });
+  assert.deepEqual(referenceProbe(runs, LABEL), {
+    run_id: "20260109T000000Z-identified",
+    host_probe_ms: 50,
+    cpu_identity: "AuthenticAMD family 25 model 1 stepping 1",
+  });
   assert.equal(referenceProbe(runs, "local: Nowhere"), undefined, "no run on that machine: no reference");
   assert.equal(referenceProbe(path.join(runs, "absent"), LABEL), undefined, "no runs folder: no reference");
 });
@@ -59,6 +69,54 @@ test("hostSlowerReason: silent up to 10 % slower and without a reference; above,
     why,
     /takes 46\.8 ms, 17 % slower than the 40 ms of run 20260102T000000Z-ref on this machine \(limit 10 %\)/,
   );
+});
+
+test("hostSlowerReason: with both runs' CPU identities, says whether the hardware differs or the host is shared", () => {
+  const zen3 = "AuthenticAMD family 25 model 1 stepping 1, 2445 MHz, L2 512K, L3 32768K";
+  const zen4 = "AuthenticAMD family 25 model 17 stepping 1, 3700 MHz, L2 1024K, L3 32768K";
+  const ref = { run_id: "20260102T000000Z-ref", host_probe_ms: 40, cpu_identity: zen4 };
+  assert.match(
+    hostSlowerReason(50, ref, zen3),
+    new RegExp(`other hardware under the same label \\(that run: ${zen4}; this one: ${zen3}\\)`),
+  );
+  assert.match(
+    hostSlowerReason(50, ref, zen4),
+    /the same CPU as that run's \(.*model 17.*\), so a host shared with other work/,
+  );
+  for (const [r, now] of [
+    [{ run_id: "x", host_probe_ms: 40 }, zen3],
+    [ref, "unknown"],
+    [ref, ""],
+  ] as const)
+    assert.match(
+      hostSlowerReason(50, r, now),
+      /a host shared with other work, or slower hardware under the same label/,
+    );
+  assert.equal(hostSlowerReason(41, ref, zen3), "", "within the limit the CPUs are not compared");
+});
+
+test("cpuIdentity: vendor, family, model, stepping, clock and caches of the first CPU; 'unknown' without cpuinfo", () => {
+  const dir = tempDir();
+  const cache = (i: number, level: number, size: string) => {
+    mkdirSync(path.join(dir, "cache", `index${i}`), { recursive: true });
+    writeFileSync(path.join(dir, "cache", `index${i}`, "level"), `${level}\n`);
+    writeFileSync(path.join(dir, "cache", `index${i}`, "size"), `${size}\n`);
+  };
+  cache(0, 1, "32K");
+  cache(1, 1, "32K");
+  cache(2, 2, "512K");
+  cache(3, 3, "32768K");
+  const x86 = (n: number, mhz: string) =>
+    `processor\t: ${n}\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\nstepping\t: 1\nmicrocode\t: 0x1000065\ncpu MHz\t\t: ${mhz}\n`;
+  const info = `${x86(0, "2445.424")}\n${x86(1, "1800.000")}`;
+  assert.equal(cpuIdentity(info, dir), "AuthenticAMD family 25 model 1 stepping 1, 2445 MHz, L2 512K, L3 32768K");
+  mkdirSync(path.join(dir, "cpufreq"));
+  writeFileSync(path.join(dir, "cpufreq", "cpuinfo_max_freq"), "3700000\n");
+  assert.match(cpuIdentity(info, dir), /, 3700 MHz,/, "cpufreq's maximum, not the moment's clock");
+  const arm =
+    "processor\t: 0\nBogoMIPS\t: 243.75\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x1\nCPU part\t: 0xd0c\nCPU revision\t: 1\n";
+  assert.equal(cpuIdentity(arm, path.join(dir, "absent")), "0x41 family 8 model 0xd0c stepping 1");
+  assert.equal(cpuIdentity("", dir), "unknown");
 });
 
 test("hostProbeMedian: a positive time in ms, to 0.1 ms", () => {
@@ -77,5 +135,7 @@ test("wakeupRttUs: both round trips measured on two CPUs; on one CPU the script 
   const one = spawnSync("taskset", ["-c", "0", "python3", script], { encoding: "utf8" });
   assert.equal(one.status, 3, one.stderr);
   assert.match(one.stderr, /needs two CPUs, this process may use 1/);
-  assert.match((await machineInfo()).cpuidle, /^(driver \S+, governor \S+|unknown)/);
+  const m = await machineInfo();
+  assert.match(m.cpuidle, /^(driver \S+, governor \S+|unknown)/);
+  assert.match(m.cpu_identity, /^(\S+ family \S+ model \S+ stepping \S+|unknown)/);
 });

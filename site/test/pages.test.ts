@@ -274,6 +274,7 @@ test("run pages state the noise guard and how the guest idled, as the manifest r
   for (const m of runs) {
     const page = visited.get(`${preview.root}runs/${m.run_id}/`)!;
     assert.ok(page.text.includes(m.machine.cpuidle ?? "not recorded"), `${m.run_id}: CPU idle`);
+    assert.ok(page.text.includes(m.machine.cpu_identity ?? "not recorded (runs before 2026-11-29"), `${m.run_id}: CPU`);
     const g = m.noise_guard;
     if (!g) {
       assert.ok(

@@ -41,6 +41,10 @@ export interface RunManifest {
       ami_id?: string;
     } | null;
     /**
+     * the vCPUs' vendor, family, model, stepping, clock (MHz: cpufreq's maximum, else cpuinfo's), L2 and L3, from /proc/cpuinfo and sysfs (runner/machine.ts cpuIdentity; 'unknown' elsewhere): cpu_model may be a hypervisor's generic name ('AMD EPYC') shared by hosts of different speed
+     */
+    cpu_identity?: string;
+    /**
      * the guest's cpuidle driver and governor, and haltpoll's guest_halt_poll_ns when the driver is haltpoll (runner/machine.ts): with no polling an idle vCPU halts, and waking it costs each client/server round trip that crosses vCPUs (noise_guard.before_run.wakeup_rtt_us)
      */
     cpuidle?: string;
@@ -221,6 +225,10 @@ export interface RunManifest {
       host_reference?: {
         run_id: string;
         host_probe_ms: number;
+        /**
+         * the reference run's machine.cpu_identity, where it recorded one
+         */
+        cpu_identity?: string;
       };
       /**
        * why the host was too slow to compare with host_reference; absent when it was not
