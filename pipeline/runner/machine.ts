@@ -42,9 +42,10 @@ function cpuidleSettings(): string {
 }
 
 /**
- * Which CPU the vCPUs are, from /proc/cpuinfo's first processor and cpu0's caches ("unknown" where there is no
- * cpuinfo): a hypervisor may name every host "AMD EPYC", and the label with it, while family, model, clock and
- * L3 tell one host's hardware from another's (here family 25 model 1 at 2445 MHz is a Zen 3 EPYC 7763's clock).
+ * Which CPU the vCPUs are, from /proc/cpuinfo's first processor and cpu0's caches and clock ("unknown" where there
+ * is no cpuinfo): a hypervisor may name every host "AMD EPYC", and the label with it, while family, model, clock
+ * and L3 tell one host's hardware from another's (here family 25 model 1 at 2445 MHz is a Zen 3 EPYC 7763's clock).
+ * No microcode or momentary clock: they change on one host, and two runs' identities are compared (host-speed.ts).
  */
 export function cpuIdentity(cpuinfo = readSys("/proc/cpuinfo"), cpuDir = "/sys/devices/system/cpu/cpu0"): string {
   const first = cpuinfo.split(/\n\s*\n/)[0] ?? "";
