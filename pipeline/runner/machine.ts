@@ -49,8 +49,10 @@ function cpuidleSettings(): string {
  */
 export function cpuIdentity(cpuinfo = readSys("/proc/cpuinfo"), cpuDir = "/sys/devices/system/cpu/cpu0"): string {
   const first = cpuinfo.split(/\n\s*\n/)[0] ?? "";
-  const field = (name: string) => first.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, "m"))?.[1].trim() ?? "";
-  const vendor = field("vendor_id") || field("CPU implementer");
+  // The first of the named fields present: x86's names first, then Arm's (architecture, part, revision).
+  const field = (...names: string[]) =>
+    names.map((n) => first.match(new RegExp(`^${n}\\s*:\\s*(.*)$`, "m"))?.[1].trim()).find(Boolean) ?? "";
+  const vendor = field("vendor_id", "CPU implementer");
   if (!vendor) return "unknown";
   // cpufreq's maximum where the kernel scales the clock (cpuinfo's MHz is then the moment's); a VM has none, and
   // its cpuinfo MHz is the host's fixed TSC clock.
@@ -64,8 +66,7 @@ export function cpuIdentity(cpuinfo = readSys("/proc/cpuinfo"), cpuDir = "/sys/d
     return [];
   });
   return [
-    // x86 names them family/model/stepping; Arm's cpuinfo architecture/part/revision
-    `${vendor} family ${field("cpu family") || field("CPU architecture") || "?"} model ${field("model") || field("CPU part") || "?"} stepping ${field("stepping") || field("CPU revision") || "?"}`,
+    `${vendor} family ${field("cpu family", "CPU architecture") || "?"} model ${field("model", "CPU part") || "?"} stepping ${field("stepping", "CPU revision") || "?"}`,
     Number.isFinite(mhz) ? `${Math.round(mhz)} MHz` : "",
     ...caches,
   ]
