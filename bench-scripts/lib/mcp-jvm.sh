@@ -97,6 +97,7 @@ jvm_config() {
   printf 'runtime=%s\n' "$("$JVM_JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.vm.vendor/ {v=$2} /java.runtime.version/ {r=$2} END {print v" "r}')"
   printf 'java_home=%s\n' "$JAVA_HOME"
   printf 'jvm_opts=%s\n' "$JVM_OPTS${JVM_FRAMEWORK_OPTS:+ $JVM_FRAMEWORK_OPTS} ${JVM_EXTRA_OPTS:-}"
+  printf 'app_args=%s\n' "${JVM_APP_ARGS[*]}"
   printf 'build=maven %s, module %s, jar %s\n' "$(mvn -B -v 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | awk 'NR==1 {print $3}')" "$JVM_MODULE" "$JVM_OUT"
   printf 'build_seconds=%s\n' "$(cat "$JVM_OPT/.build-seconds" 2>/dev/null || echo unknown)"
   printf 'redis_url=%s\napi_service_url=%s\nport=%s\n' "$REDIS_URL" "$API_SERVICE_URL" "$MCP_PORT"
@@ -127,7 +128,12 @@ jvm_framework_spring_mvc() {
   JVM_ARTIFACT=mcp-spring-webmvc/mcp-spring-webmvc.jar
   NATIVE_BINARY=mcp-spring-webmvc/mcp-spring-webmvc
   if [[ "$MCP_IMPL" == java-vt || "$MCP_IMPL" == java-vt-native ]]; then JVM_VIRTUAL_THREADS=true; else JVM_VIRTUAL_THREADS=false; fi
-  JVM_APP_ARGS=(--server.address=127.0.0.1 "--server.port=$MCP_PORT" "--spring.threads.virtual.enabled=$JVM_VIRTUAL_THREADS")
+  # server.shutdown=immediate: Spring Boot's default graceful shutdown waits for active requests, and an
+  # SSE stream the conformance client leaves open counts as one, so every stop after a conformance cell
+  # hung until the stop verb's KILL 10 s later (measured: mcp-java and mcp-java-vt in run
+  # 20261128T165043Z-quick-vm). The runner stops a server only after its cells end: nothing is left to drain.
+  JVM_APP_ARGS=(--server.address=127.0.0.1 "--server.port=$MCP_PORT" "--spring.threads.virtual.enabled=$JVM_VIRTUAL_THREADS"
+    --server.shutdown=immediate)
   JVM_VERSION="Spring AI $(jvm_pom_prop spring-ai.version) MCP server WebMVC (Spring Boot $(jvm_pom_prop spring-boot.version), MCP Java SDK 2.0.0)"
   local threads="Tomcat platform threads max 200, min spare 25, accept-count 200"
   [[ "$JVM_VIRTUAL_THREADS" == true ]] && threads="virtual threads (spring.threads.virtual.enabled=true: one per request)"
@@ -149,7 +155,7 @@ jvm_framework_spring_webflux() {
   JVM_MODULE=spring-webflux
   JVM_ARTIFACT=mcp-spring-webflux/mcp-spring-webflux.jar
   NATIVE_BINARY=mcp-spring-webflux/mcp-spring-webflux
-  JVM_APP_ARGS=(--server.address=127.0.0.1 "--server.port=$MCP_PORT")
+  JVM_APP_ARGS=(--server.address=127.0.0.1 "--server.port=$MCP_PORT" --server.shutdown=immediate)  # as spring-mvc's
   # Reactor Netty waits a 2 s quiet period for new tasks before its event loops shut down: 2 s of
   # every stop (~14 s of a quick run's seven visits), nothing while it serves.
   JVM_FRAMEWORK_OPTS="-Dreactor.netty.ioShutdownQuietPeriod=0"

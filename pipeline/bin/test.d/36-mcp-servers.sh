@@ -5,7 +5,8 @@
 # URL); then against real Redis + api-service (deps start, own ports): every server folder
 # bench-scripts/systems/mcp-*/ with a system.json whose install does not exit 3 is installed, started,
 # must pass `conformance` (both protocol revisions, 3 tools with input schemas, each tool's checked
-# result, server_type) and is stopped; the conformance checker must FAIL when Redis lost its data;
+# result, server_type), then meets the official suite and must stop within 5 s after it; the
+# conformance checker must FAIL when Redis lost its data;
 # finally a ci profile run of the study (its records must have throughput, no errors, CPU per 1,000
 # calls and RSS for every server cell). Ports: SAMEBOX_REDIS_PORT (26379), SAMEBOX_API_PORT (28100),
 # SAMEBOX_MCP_PORT (28190) unless set; state under SAMEBOX_STATE. Builds are cached (source hashes), so
@@ -65,7 +66,15 @@ for dir in bench-scripts/systems/mcp-*/; do
   if out=$("$study/conformance" "$url" --server-type "${s#mcp-}" 2>&1); then ok "$s passes conformance at $url ($(grep -c '^ok' <<<"$out") checks)"; conformant+=("$s")
   else bad "$s conformance"; grep -v '^ok' <<<"$out" | head -8 | sed 's/^/     | /'; fi
   [[ -n "$(bash "$dir/pids")" ]] && ok "$s pids" || bad "$s pids printed nothing while running"
+  # The official suite leaves SSE streams open; a server's stop must not wait on them (Spring Boot's
+  # graceful shutdown did, until the stop verb's KILL 10 s later: every run, after its conformance cells).
+  suite=$(mktemp -d)
+  "$study/suite-conformance" --url "$url" --out "$suite" >/dev/null 2>&1 || bad "$s: the official conformance suite did not run"
+  rm -rf "$suite"
+  stop_start=$(date +%s%N)
   bash "$dir/stop" >&2 && ok "stop $s" || bad "stop $s"
+  stop_ms=$(( ($(date +%s%N) - stop_start) / 1000000 ))
+  (( stop_ms < 5000 )) && ok "$s stops in $stop_ms ms after the official suite" || bad "$s took $stop_ms ms to stop after the official suite (a stream it left open?)"
   ! bash "$dir/check" >/dev/null 2>&1 && ok "$s check fails after stop" || bad "$s still answers after stop"
 done
 
