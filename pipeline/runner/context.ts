@@ -39,6 +39,8 @@ export interface RunContext {
   systemFacts: Map<string, Pick<SystemState, "version" | "config">>;
   interrupted: () => boolean;
   log: (s: string) => void;
+  /** seconds the run has taken so far (run.ts runClock); set when the visits begin */
+  runSeconds: () => number;
 }
 
 export interface SystemState {

@@ -194,6 +194,7 @@ function configOf(profile: Profile, planned: Record<string, PlannedStudy>, syste
   return {
     profile: profile.name,
     description: profile.description,
+    ...(profile.time_limit_min !== undefined ? { time_limit_min: profile.time_limit_min } : {}),
     studies: Object.fromEntries(
       Object.entries(planned).map(([n, p]) => [
         n,

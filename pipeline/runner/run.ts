@@ -50,6 +50,19 @@ export interface RunResult {
   exitCode: number;
 }
 
+/**
+ * The run's clock for its time limit (profile time_limit_min): wall time since the run began, as its
+ * duration_s counts it. A resumed run counts its cells finished before (their durations: the gaps of the
+ * earlier runner are not known) plus this runner's time, not the hours it may have lain interrupted.
+ */
+export function runClock(m: Pick<RunManifest, "started_at" | "resumed">, cells: Cell[]): () => number {
+  const since = Date.now();
+  const before = m.resumed?.length
+    ? cells.filter((c) => !pending(c)).reduce((s, c) => s + (c.duration_s || 0), 0)
+    : (since - Date.parse(m.started_at)) / 1000;
+  return () => before + (Date.now() - since) / 1000;
+}
+
 function newContext(
   plan: Plan,
   runDir: string,
@@ -84,6 +97,7 @@ function newContext(
     systemFacts: new Map(),
     interrupted: () => interrupted,
     log,
+    runSeconds: runClock(m, plan.cells),
   };
   const onSignal = () => {
     interrupted = true;

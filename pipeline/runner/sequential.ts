@@ -3,7 +3,8 @@
 // paired repetitions at alpha1. If any is undecided, paired repetitions of just the cells the undecided
 // claims need run (both sides, in a balanced visit order) up to the profile's maximum or until the study's
 // time budget would be exceeded; no decision is taken between them. Look 2 judges those claims on all
-// repetitions at alpha2. alpha1 + alpha2 = alpha (Lan–DeMets Pocock-type spending), so stopping at look 1
+// repetitions at alpha2 (a profile's time_limit_min also stops the block before it would push the whole
+// run past that limit). alpha1 + alpha2 = alpha (Lan–DeMets Pocock-type spending), so stopping at look 1
 // does not inflate the error rate; the plan is recorded in the manifest and the site judges with it.
 import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
@@ -131,6 +132,7 @@ function summary(judged: Array<{ claim: Claim; j: ClaimJudgement }>): StudySeque
   }));
 }
 
+const minutes = (s: number) => Number((s / 60).toFixed(1));
 const pct = (a: number) => `${Number((a * 100).toPrecision(3))} %`;
 
 function newRecord(ps: PlannedStudy, max: number, budgetS: number, plan: LookPlan): StudySequential {
@@ -171,8 +173,13 @@ function stopReason(
   if (rep >= max)
     return `reached the maximum of ${max} repetitions; look 2 judged the ${undecided} claim(s) undecided at look 1`;
   const next = repetitionSeconds(ctx, needed);
+  const lookTwo = `look 2 judged the ${undecided} claim(s) undecided at look 1`;
   if (spent + next > budgetS)
-    return `the next repetition (~${Math.round(next)} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent); look 2 judged the ${undecided} claim(s) undecided at look 1`;
+    return `the next repetition (~${Math.round(next)} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent); ${lookTwo}`;
+  const limitMin = ctx.plan.profile.time_limit_min;
+  const limitS = limitMin === undefined ? Infinity : limitMin * 60;
+  if (ctx.runSeconds() + next > limitS)
+    return `the next repetition (~${Math.round(next)} s) would pass the profile's time limit of ${minutes(limitS)} min (the run has taken ${minutes(ctx.runSeconds())} min); ${lookTwo}`;
   return ctx.interrupted() ? "the run was interrupted" : "";
 }
 

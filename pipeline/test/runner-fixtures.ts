@@ -8,6 +8,7 @@ export function profile(
   workloads: string[],
   reps: number,
   sequential?: { max_repetitions: number; budget_s: number },
+  top: { time_limit_min?: number } = {},
 ): string {
   const file = path.join(tempDir(), `${name}.json`);
   writeFileSync(
@@ -16,6 +17,7 @@ export function profile(
       name,
       description: `runner test: ${name}`,
       repetitions: reps,
+      ...top,
       studies: {
         toy: {
           systems: ["fakedb", "fakedb2"],

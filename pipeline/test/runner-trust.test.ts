@@ -108,6 +108,25 @@ test("sequential: the study's budget ends the loop with the claim still undecide
   assert.equal(seq.claims[0].verdict, "undecided");
 });
 
+test("sequential: the profile's time limit ends the loop before the study's budget does", { timeout: 180_000 }, () => {
+  // the look-2-decidable case again, with a budget that allows the repetitions and a run limit (6 s) that
+  // the base repetitions alone already pass
+  const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.08" });
+  const id = "20260101T000000Z-seq-limit";
+  const file = profile("seq-limit", ["measured"], 5, { max_repetitions: 10, budget_s: 600 }, { time_limit_min: 0.1 });
+  const r = cli(["run", "--profile", file, "--run-id", id], env);
+  assert.equal(r.code, 0, r.stderr);
+  const m = manifestOf(data, id);
+  const seq = m.sequential!.toy;
+  assert.equal(seq.repetitions_added, 0);
+  assert.match(
+    seq.stopped,
+    /the next repetition \(~\d+ s\) would pass the profile's time limit of 0\.1 min \(the run has taken \d+(\.\d)? min\); look 2 judged the 1 claim\(s\) undecided/,
+  );
+  assert.equal(seq.claims[0].verdict, "undecided");
+  assert.equal((m as unknown as { config: { time_limit_min?: number } }).config.time_limit_min, 0.1);
+});
+
 test("sequential: a claim whose ratio sits on a bound gets no repetitions (look 2 could not decide it within the maximum)", {
   timeout: 180_000,
 }, () => {

@@ -4,7 +4,8 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { cli, fixtures, tempDir, toyEnv } from "./helpers.ts";
 import { profile } from "./runner-fixtures.ts";
-import { visitOrder, visitOrderByStudy } from "../runner/run.ts";
+import { runClock, visitOrder, visitOrderByStudy } from "../runner/run.ts";
+import type { Cell } from "../runner/plan.ts";
 
 // The runner's mechanics with a scripted system (a `sleep` process as the server) and a toy study whose
 // workloads succeed, fail, print garbage, give a wrong answer or hang. Real engines are covered by
@@ -93,6 +94,18 @@ test("dry run lists cells in order and writes nothing", () => {
   );
   assert.match(r.stderr, /4 cells \(dry run/);
   assert.ok(!existsSync(path.join(data, "runs")));
+});
+
+test("the run's clock: wall time since a fresh run began; a resumed run counts its finished cells, not the hours it lay interrupted", () => {
+  const cell = (reason: string, duration_s: number) => ({ reason, duration_s }) as Cell;
+  const cells = [cell("", 100), cell("", 50.5), cell("not run", 0), cell("", 0)];
+  const fresh = runClock({ started_at: new Date(Date.now() - 90_000).toISOString() }, cells)();
+  assert.ok(fresh >= 90 && fresh < 95, `fresh run: ${fresh} s since its start`);
+  const resumed = runClock(
+    { started_at: "2020-01-01T00:00:00Z", resumed: [{ at: "", pending: 1, reason: "" }] },
+    cells,
+  )();
+  assert.ok(resumed >= 150.5 && resumed < 155, `resumed run: ${resumed} s (its finished cells' 150.5 s)`);
 });
 
 test("visit order: every repetition visits every system once, shuffled by a seed that reproduces it", () => {

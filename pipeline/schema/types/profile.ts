@@ -9,6 +9,10 @@ export interface Profile {
   name: string;
   description: string;
   repetitions: number;
+  /**
+   * the whole run's wall time (from its start) that claim-driven repetitions may not push it past: a study's next added repetition runs only when its expected time fits before this limit as well as in the study's budget_s; the base repetitions always run
+   */
+  time_limit_min?: number;
   studies: {
     [k: string]: {
       /**
