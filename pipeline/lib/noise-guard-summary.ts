@@ -14,6 +14,7 @@ export function noiseGuardSummary(guard: RunManifest["noise_guard"]): string {
     before?.host_probe_ms !== undefined &&
       `host probe ${before.host_probe_ms} ms${ref ? ` (run ${ref.run_id}: ${ref.host_probe_ms} ms${before.host_slower ? ", more than 10 % faster" : ""})` : ""}`,
     rtt && `pipe round trip ${rtt.same_cpu} µs on one vCPU, ${rtt.cross_cpu} µs across two`,
+    before?.page_fault_us !== undefined && `a fresh page's first touch ${before.page_fault_us} µs`,
   ]
     .filter(Boolean)
     .join("; ");

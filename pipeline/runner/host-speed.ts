@@ -93,6 +93,28 @@ export function hostSlowerReason(probeMs: number, ref: HostReference | undefined
   );
 }
 
+const PAGE = 4096;
+const FAULT_BYTES = 64 << 20;
+
+/**
+ * Median µs per first touch of a fresh 4 KiB page (a 64 MiB buffer a sample, every page written once):
+ * page faults, which every process start, fork (PostgreSQL's backend per connection) and large allocation
+ * pays, and which a VM takes partly in its hypervisor. Recorded before a run, not judged (no quiet-host
+ * reference yet). On 2026-11-29, with the probe 17 % slower than in 20261128T165043Z, PostgreSQL's and
+ * DuckDB's analytical batches (a client process each) ran 1.8-1.9x slower while memset ran at 20 GB/s, and
+ * a fresh page cost 2.1-3.1 µs here: a hash in cache cannot see that, this can.
+ */
+export function pageFaultUs(samples = HOST_PROBE_SAMPLES): number {
+  const us: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    const b = Buffer.allocUnsafeSlow(FAULT_BYTES); // large: its own fresh mapping, no page touched yet
+    for (let off = 0; off < FAULT_BYTES; off += PAGE) b[off] = 1;
+    us.push(((performance.now() - t0) * 1000) / (FAULT_BYTES / PAGE));
+  }
+  return Math.round(median(us) * 100) / 100;
+}
+
 export interface WakeupRtt {
   same_cpu: number;
   cross_cpu: number;

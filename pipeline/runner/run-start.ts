@@ -7,7 +7,7 @@ import { repoRoot, runsDir } from "../lib/paths.ts";
 import type { RunManifest } from "../schema/types.ts";
 import { gitInfo, toolVersions } from "./machine.ts";
 import { runnerIdentity } from "./manifest.ts";
-import { hostProbeMedian, hostSlowerReason, referenceProbe, wakeupRttUs } from "./host-speed.ts";
+import { hostProbeMedian, hostSlowerReason, pageFaultUs, referenceProbe, wakeupRttUs } from "./host-speed.ts";
 import { DEFAULT_NOISE_THRESHOLDS, machineBusy } from "./noise.ts";
 import type { NoiseGuardMode, Plan, RunOptions } from "./plan.ts";
 import { interleave } from "./plan.ts";
@@ -54,6 +54,7 @@ export async function checkBeforeRun(
     ...(reference ? { host_reference: reference } : {}),
     ...(slower ? { host_slower: slower } : {}),
     ...(rtt ? { wakeup_rtt_us: rtt } : {}),
+    page_fault_us: pageFaultUs(),
   };
   const problems = [b.reason, slower].filter(Boolean);
   const refusals = [b.reason, onCloudBox() ? "" : slower].filter(Boolean);

@@ -11,6 +11,7 @@ import {
   hostProbeMedian,
   hostSlowerReason,
   referenceProbe,
+  pageFaultUs,
   wakeupRttUs,
 } from "../runner/host-speed.ts";
 import { cpuIdentity, machineInfo } from "../runner/machine.ts";
@@ -123,6 +124,18 @@ test("hostProbeMedian: a positive time in ms, to 0.1 ms", () => {
   const ms = hostProbeMedian(3);
   assert.ok(ms > 0 && Number.isFinite(ms), String(ms));
   assert.equal(Math.round(ms * 10) / 10, ms);
+});
+
+test("pageFaultUs: µs per fresh page, to 0.01, and more than touching pages already mapped", () => {
+  const us = pageFaultUs(3);
+  assert.ok(us > 0 && us < 1000, String(us));
+  assert.equal(Math.round(us * 100) / 100, us);
+  // the same writes to a buffer whose pages are already mapped cost a small fraction: the figure is the faults
+  const b = Buffer.alloc(64 << 20, 1);
+  const t0 = performance.now();
+  for (let off = 0; off < b.length; off += 4096) b[off] = 2;
+  const mappedUs = ((performance.now() - t0) * 1000) / ((64 << 20) / 4096);
+  assert.ok(mappedUs < us / 2, `mapped ${mappedUs.toFixed(3)} µs vs fresh ${us} µs`);
 });
 
 test("wakeupRttUs: both round trips measured on two CPUs; on one CPU the script says it needs two", async (t) => {

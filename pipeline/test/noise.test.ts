@@ -267,9 +267,11 @@ test("noiseGuardSummary: one sentence for the report and the run page; every rec
         host_reference: { run_id: "r0", host_probe_ms: 37.4 },
         host_slower: "slower",
         wakeup_rtt_us: { same_cpu: 7, cross_cpu: 80.5 },
+        page_fault_us: 2.34,
       },
     }),
     "strict: 4 cell attempt(s) disturbed, 3 re-run, 1 left noisy; before the run 35.5 % of a core used outside (busy: load 3); " +
-      "host probe 44 ms (run r0: 37.4 ms, more than 10 % faster); pipe round trip 7 µs on one vCPU, 80.5 µs across two",
+      "host probe 44 ms (run r0: 37.4 ms, more than 10 % faster); pipe round trip 7 µs on one vCPU, 80.5 µs across two; " +
+      "a fresh page's first touch 2.34 µs",
   );
 });

@@ -149,6 +149,7 @@ test("host speed: a strict run refuses a host slower than the newest run on this
   const rtt = before.wakeup_rtt_us as { same_cpu: number; cross_cpu: number } | undefined;
   if (os.availableParallelism() >= 2) assert.ok(rtt && rtt.cross_cpu > 0 && rtt.same_cpu > 0, JSON.stringify(before));
   assert.match(String(before.host_slower), /slower than the 1 ms/);
+  assert.ok((before.page_fault_us as number) > 0, `a fresh page's first touch: ${before.page_fault_us} µs`);
 });
 
 test("host speed: a cloud box records a slower host and runs (it cannot wait out its neighbours)", {

@@ -235,6 +235,10 @@ export interface RunManifest {
        */
       host_slower?: string;
       /**
+       * median microseconds per first touch of a fresh 4 KiB page, 64 MiB a sample (runner/host-speed.ts pageFaultUs; recorded, not judged): process starts, forks and large allocations pay it, a hash in cache does not
+       */
+      page_fault_us?: number;
+      /**
        * median round trip of one byte between two processes over pipes, both on one vCPU and on two (runner/wakeup-rtt.py; recorded, not judged): a client/server query crossing vCPUs pays the cross figure, which on a VM whose idle vCPUs halt is 5-10x the same-vCPU one
        */
       wakeup_rtt_us?: {
