@@ -39,7 +39,7 @@ export interface RunContext {
   systemFacts: Map<string, Pick<SystemState, "version" | "config">>;
   interrupted: () => boolean;
   log: (s: string) => void;
-  /** seconds the run has taken so far (run.ts runClock); set when the visits begin */
+  /** seconds the run has taken so far (run.ts runClock), for the profile's time limit */
   runSeconds: () => number;
 }
 

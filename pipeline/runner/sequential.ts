@@ -170,10 +170,9 @@ function stopReason(
 ): string {
   if (undecided === 0) return "every measurable claim is decided";
   if (needed.length === 0) return "the undecided claims have no measured cells to repeat";
-  if (rep >= max)
-    return `reached the maximum of ${max} repetitions; look 2 judged the ${undecided} claim(s) undecided at look 1`;
-  const next = repetitionSeconds(ctx, needed);
   const lookTwo = `look 2 judged the ${undecided} claim(s) undecided at look 1`;
+  if (rep >= max) return `reached the maximum of ${max} repetitions; ${lookTwo}`;
+  const next = repetitionSeconds(ctx, needed);
   if (spent + next > budgetS)
     return `the next repetition (~${Math.round(next)} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent); ${lookTwo}`;
   const limitMin = ctx.plan.profile.time_limit_min;
