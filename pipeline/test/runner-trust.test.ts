@@ -89,13 +89,13 @@ test("sequential: a claim undecided at look 1 gets more paired repetitions of ju
 });
 
 test("sequential: the study's budget ends the loop with the claim still undecided", { timeout: 180_000 }, () => {
-  // the look-2-decidable case of the test above, with a budget too small for one more repetition
+  // the look-2-decidable case of the test above, with no budget for one more repetition
   const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.08" });
   const r = cli(
     [
       "run",
       "--profile",
-      profile("seq-budget", ["measured"], 5, { max_repetitions: 10, budget_s: 1 }),
+      profile("seq-budget", ["measured"], 5, { max_repetitions: 10, budget_s: 0 }),
       "--run-id",
       "20260101T000000Z-seq-budget",
     ],
@@ -104,16 +104,16 @@ test("sequential: the study's budget ends the loop with the claim still undecide
   assert.equal(r.code, 0, r.stderr);
   const seq = manifestOf(data, "20260101T000000Z-seq-budget").sequential!.toy;
   assert.equal(seq.repetitions_added, 0);
-  assert.match(seq.stopped, /would exceed the study's budget of 1 s .* look 2 judged the 1 claim\(s\) undecided/);
+  assert.match(seq.stopped, /would exceed the study's budget of 0 s .* look 2 judged the 1 claim\(s\) undecided/);
   assert.equal(seq.claims[0].verdict, "undecided");
 });
 
 test("sequential: the profile's time limit ends the loop before the study's budget does", { timeout: 180_000 }, () => {
-  // the look-2-decidable case again, with a budget that allows the repetitions and a run limit (6 s) that
+  // the look-2-decidable case again, with a budget that allows the repetitions and a run limit (0.6 s) that
   // the base repetitions alone already pass
   const { data, env } = toyEnv({ TOY_TPS_FAKEDB: "1060", TOY_TPS_FAKEDB2: "1000", TOY_NOISE: "0.08" });
   const id = "20260101T000000Z-seq-limit";
-  const file = profile("seq-limit", ["measured"], 5, { max_repetitions: 10, budget_s: 600 }, { time_limit_min: 0.1 });
+  const file = profile("seq-limit", ["measured"], 5, { max_repetitions: 10, budget_s: 600 }, { time_limit_min: 0.01 });
   const r = cli(["run", "--profile", file, "--run-id", id], env);
   assert.equal(r.code, 0, r.stderr);
   const m = manifestOf(data, id);
@@ -121,10 +121,10 @@ test("sequential: the profile's time limit ends the loop before the study's budg
   assert.equal(seq.repetitions_added, 0);
   assert.match(
     seq.stopped,
-    /the next repetition \(~\d+ s\) would pass the profile's time limit of 0\.1 min \(the run has taken \d+(\.\d)? min\); look 2 judged the 1 claim\(s\) undecided/,
+    /the next repetition \(~\d+ s\) would pass the profile's time limit of 0\.01 min \(the run has taken [\d.]+ min\); look 2 judged the 1 claim\(s\) undecided/,
   );
   assert.equal(seq.claims[0].verdict, "undecided");
-  assert.equal((m as unknown as { config: { time_limit_min?: number } }).config.time_limit_min, 0.1);
+  assert.equal((m as unknown as { config: { time_limit_min?: number } }).config.time_limit_min, 0.01);
 });
 
 test("sequential: a claim whose ratio sits on a bound gets no repetitions (look 2 could not decide it within the maximum)", {
