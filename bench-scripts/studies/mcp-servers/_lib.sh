@@ -24,8 +24,11 @@ require_port SAMEBOX_REDIS_PORT "$SAMEBOX_REDIS_PORT"
 require_port SAMEBOX_API_PORT "$SAMEBOX_API_PORT"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$SAMEBOX_REDIS_PORT}"
 export API_SERVICE_URL="${API_SERVICE_URL:-http://127.0.0.1:$SAMEBOX_API_PORT}"
-REDIS_DIR="$MCPS_STATE/redis"
-API_DIR="$MCPS_STATE/api-service"
+# One state folder (pid file, log) per port: two instances on other ports in one SAMEBOX_STATE (a test
+# suite's beside a run's) must not overwrite each other's pid file, which left one running that no stop
+# could find and the next run refused with "port in use".
+REDIS_DIR="$MCPS_STATE/redis-$SAMEBOX_REDIS_PORT"
+API_DIR="$MCPS_STATE/api-service-$SAMEBOX_API_PORT"
 export PATH="/usr/local/go/bin:$PATH"
 
 # The study's servers: every system whose system.json meets study.json's `requires` (capability

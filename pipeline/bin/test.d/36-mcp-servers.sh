@@ -48,6 +48,13 @@ err=$(node_modules/.bin/node --disable-warning=ExperimentalWarning pipeline/cli.
 trap 'bash "$root/$study/deps" stop >/dev/null 2>&1 || true' EXIT
 if bash "$study/install" >&2 && bash "$study/deps" start >&2; then ok "deps start (Redis :$SAMEBOX_REDIS_PORT, api-service :$SAMEBOX_API_PORT, seeded)"; else bad "deps start"; finish; fi
 t "seeder --verify after deps start" "$SAMEBOX_STATE/mcp-servers/bin/seeder" --url "$REDIS_URL" --verify
+# A second pair on other ports in the same state folder, started and stopped, leaves the first pair's stop able
+# to find it (one pid file for both had orphaned the first: "port in use" at the next start); then it comes back.
+other=(env SAMEBOX_REDIS_PORT=$((SAMEBOX_REDIS_PORT + 1)) SAMEBOX_API_PORT=$((SAMEBOX_API_PORT + 1)) REDIS_URL= API_SERVICE_URL=)
+if "${other[@]}" bash "$study/deps" start >/dev/null 2>&1 && "${other[@]}" bash "$study/deps" stop >/dev/null 2>&1 &&
+  bash "$study/deps" stop >/dev/null 2>&1 && ! bash "$study/deps" status >/dev/null && bash "$study/deps" start >/dev/null 2>&1; then
+  ok "deps on other ports in the same state folder do not take over the first pair's pid files"
+else bad "deps on other ports: after both stops the first pair reads: $(bash "$study/deps" status | head -2 | paste -sd' ')"; fi
 search=$(curl -fsS "$API_SERVICE_URL/products/search?category=Electronics&min_price=50&max_price=500&limit=10")
 [[ "$search" == *'"total_found":2251'* ]] && ok "api-service: the seed's search finds 2,251 products" || bad "api-service search: ${search:0:200}"
 
