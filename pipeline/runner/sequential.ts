@@ -36,6 +36,10 @@ type RunContextManifestSequential = RunContext["writer"]["manifest"]["sequential
 /** Start-up and stop of a system around an added visit, when nothing measured says better. */
 const VISIT_OVERHEAD_S = 10;
 
+/** Kept free before a profile's time limit for what follows the last repetition: the deferred cleanups and the
+ * records (7.6 s after the last cell of 20261128T165043Z-quick-vm). */
+const END_OF_RUN_S = 30;
+
 const startMs = (c: Cell) => Date.parse(c.started_at);
 
 /**
@@ -202,7 +206,7 @@ function stopReason(
     return `the next repetition (~${Math.round(next)} s) would exceed the study's budget of ${budgetS} s (${Math.round(spent)} s spent); ${lookTwo}`;
   const limitMin = ctx.plan.profile.time_limit_min;
   const limitS = limitMin === undefined ? Infinity : limitMin * 60;
-  if (ctx.runSeconds() + next > limitS)
+  if (ctx.runSeconds() + next + END_OF_RUN_S > limitS)
     return `the next repetition (~${Math.round(next)} s) would pass the profile's time limit of ${minutes(limitS)} min (the run has taken ${minutes(ctx.runSeconds())} min); ${lookTwo}`;
   return ctx.interrupted() ? "the run was interrupted" : "";
 }
