@@ -105,14 +105,15 @@ const FAULT_BYTES = 64 << 20;
  * a fresh page cost 2.1-3.1 µs here: a hash in cache cannot see that, this can.
  */
 export function pageFaultUs(samples = HOST_PROBE_SAMPLES): number {
-  const us: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const t0 = performance.now();
-    const b = Buffer.allocUnsafeSlow(FAULT_BYTES); // large: its own fresh mapping, no page touched yet
-    for (let off = 0; off < FAULT_BYTES; off += PAGE) b[off] = 1;
-    us.push(((performance.now() - t0) * 1000) / (FAULT_BYTES / PAGE));
-  }
+  const us = Array.from({ length: samples }, pageFaultSampleUs);
   return Math.round(median(us) * 100) / 100;
+}
+
+function pageFaultSampleUs(): number {
+  const t0 = performance.now();
+  const b = Buffer.allocUnsafeSlow(FAULT_BYTES); // large: its own fresh mapping, no page touched yet
+  for (let off = 0; off < FAULT_BYTES; off += PAGE) b[off] = 1;
+  return ((performance.now() - t0) * 1000) / (FAULT_BYTES / PAGE);
 }
 
 export interface WakeupRtt {

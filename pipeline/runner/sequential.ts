@@ -23,6 +23,7 @@ import {
 } from "../lib/verdicts.ts";
 import { belowScale } from "../lib/claim-run.ts";
 import { median } from "../lib/stats.ts";
+import { cellGaps } from "../lib/cell-gaps.ts";
 import type { ClaimJudgement, LookPlan } from "../lib/verdicts.ts";
 import type { RunContext } from "./context.ts";
 import type { Cell, PlannedStudy } from "./plan.ts";
@@ -40,8 +41,6 @@ const VISIT_OVERHEAD_S = 10;
  * records (7.6 s after the last cell of 20261128T165043Z-quick-vm). */
 const END_OF_RUN_S = 30;
 
-const startMs = (c: Cell) => Date.parse(c.started_at);
-
 /**
  * What a visit of this system in this study has cost beyond its cells in this run: the median gap between the
  * cell before the visit and the visit's first cell (the previous system's stop, this one's start and checks).
@@ -50,14 +49,13 @@ const startMs = (c: Cell) => Date.parse(c.started_at);
  * expect ~51 s for a repetition that took ~26 s, and stop one repetition short of its budget.)
  */
 export function visitOverheadS(cells: Cell[], study: string, system: string): number | undefined {
-  const timed = cells.filter((c) => c.started_at && c.duration_s > 0).sort((a, b) => startMs(a) - startMs(b));
-  const gaps: number[] = [];
-  for (let i = 1; i < timed.length; i++) {
-    const [prev, c] = [timed[i - 1], timed[i]];
-    if (c.study !== study || c.system !== system || c.repetition === 1) continue;
-    if (prev.study === study && prev.system === system && prev.repetition === c.repetition) continue;
-    gaps.push(Math.max(0, (startMs(c) - startMs(prev)) / 1000 - prev.duration_s));
-  }
+  const ours = (c?: Cell) => c?.study === study && c.system === system;
+  const gaps = cellGaps(cells)
+    .filter(
+      ({ cell, prev }) =>
+        prev && ours(cell) && cell.repetition > 1 && !(ours(prev) && prev.repetition === cell.repetition),
+    )
+    .map(({ gapS }) => gapS);
   return gaps.length ? median(gaps) : undefined;
 }
 

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Cell } from "../../runner/plan.ts";
 import type { RunManifest } from "../../schema/types.ts";
+import { cellGaps } from "../cell-gaps.ts";
 
 export type ReferenceCell = Pick<
   Cell,
@@ -58,17 +59,10 @@ function measuredSetups(
   runStartedAt: unknown,
   envOf: (study: string) => Record<string, string>,
 ): Map<string, MeasuredSetup> {
-  const timed = all
-    .filter((c) => c.started_at && c.duration_s > 0)
-    .sort((a, b) => a.started_at.localeCompare(b.started_at));
   const setups = new Map<string, MeasuredSetup>();
-  let previousEnd = Date.parse(String(runStartedAt));
-  for (const c of timed) {
-    const start = Date.parse(c.started_at);
+  for (const { cell: c, gapS } of cellGaps(all, String(runStartedAt))) {
     const key = `${c.system}/${c.study}`;
-    if (!setups.has(key) && Number.isFinite(previousEnd))
-      setups.set(key, { seconds: Math.max((start - previousEnd) / 1000, 0), env: envOf(c.study) });
-    previousEnd = start + c.duration_s * 1000;
+    if (!setups.has(key) && Number.isFinite(gapS)) setups.set(key, { seconds: gapS, env: envOf(c.study) });
   }
   return setups;
 }
