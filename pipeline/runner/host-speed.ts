@@ -100,9 +100,10 @@ const FAULT_BYTES = 64 << 20;
  * Median µs per first touch of a fresh 4 KiB page (a 64 MiB buffer a sample, every page written once):
  * page faults, which every process start, fork (PostgreSQL's backend per connection) and large allocation
  * pays, and which a VM takes partly in its hypervisor. Recorded before a run, not judged (one quiet-host
- * reading so far: 1.92 µs in 20261206T142906Z, probe 37.7 ms). On 2026-11-29, with the probe 17 % slower than in 20261128T165043Z, PostgreSQL's and
- * DuckDB's analytical batches (a client process each) ran 1.8-1.9x slower while memset ran at 20 GB/s, and
- * a fresh page cost 2.1-3.1 µs here: a hash in cache cannot see that, this can.
+ * reading so far: 1.92 µs in 20261206T142906Z, probe 37.7 ms). On 2026-11-29, with the probe 17 % slower
+ * than in 20261128T165043Z, PostgreSQL's and DuckDB's analytical batches (a client process each) ran
+ * 1.8-1.9x slower while memset ran at 20 GB/s, and a fresh page cost 2.1-3.1 µs here: a hash in cache
+ * cannot see that, this can.
  */
 export function pageFaultUs(samples = HOST_PROBE_SAMPLES): number {
   const us = Array.from({ length: samples }, pageFaultSampleUs);
