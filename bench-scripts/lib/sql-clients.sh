@@ -16,6 +16,10 @@
 #
 # The family comes from the system's system.json (sql.client); connection values from its
 # env verb; the client binary from the verb itself (it knows where its system installs it).
+# A bad mode exits 2 and `null` answers whether or not the system is installed (both are facts of
+# the verb, not of this machine); exec and query exit 3 with the reason when it is not available
+# here: the verb's SQL_CLIENT_REQUIRE (a function name, e.g. pg_require_installed) runs first, then
+# the client binary and the env verb are checked.
 
 # shellcheck source=./common.sh
 declare -F not_available >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -47,6 +51,7 @@ sql_client_main() {
     return 0
   fi
   [[ -n "$file" ]] || bad_input "usage: client $mode FILE [DBNAME]: FILE (the SQL file to run) is missing"
+  [[ -z "${SQL_CLIENT_REQUIRE:-}" ]] || "$SQL_CLIENT_REQUIRE"
   [[ -x "$bin" ]] || not_available "$(basename "$sysdir"): client $bin is not installed (run systems/$(basename "$sysdir")/install)"
   # the env verb's KEY=VALUE lines; exit 3 (not available here) passes through with its reason
   local env_out rc=0

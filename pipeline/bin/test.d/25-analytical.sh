@@ -117,6 +117,7 @@ client_argv_of() { # SYSTEM MODE FILE [DBNAME] -> lines
   local s="$1"; shift
   "$systems/$s/client" "$@" | tr '\0' '\n'
 }
+# null and a bad mode answer whether or not the system is installed here; exec says why when it is not.
 client_verbs_ok() {
   local s n=0 out rc bin
   for s in "$systems"/*/; do
@@ -127,8 +128,12 @@ client_verbs_ok() {
     [[ $rc -eq 0 && ( "$out" == '\N' || "$out" == NULL ) ]] || { echo "$s: client null: exit $rc '$out'"; return 1; }
     rc=0; "$systems/$s/client" bogus /dev/null >/dev/null 2>&1 || rc=$?
     [[ $rc -eq 2 ]] || { echo "$s: client bogus: exit $rc, want 2"; return 1; }
+    # exit 3: not available here (MySQL, SQL Server; mskql or pgvector never built), with its reason
     rc=0; out="$(client_argv_of "$s" exec "$SAMEBOX_STATE/x.sql" 2>/dev/null)" || rc=$?
-    if [[ $rc -eq 3 ]]; then echo "  $s: not available here (exit 3)"; continue; fi
+    if [[ $rc -eq 3 ]]; then
+      [[ -n "${out//[[:space:]]/}" ]] || { echo "$s: client exec: exit 3 without a reason"; return 1; }
+      echo "  $s: not available here (exit 3): $out"; continue
+    fi
     [[ $rc -eq 0 ]] || { echo "$s: client exec: exit $rc"; return 1; }
     bin="$(grep -v -m1 -E '^[A-Za-z_][A-Za-z0-9_]*=' <<<"$out")"
     [[ "$(head -c 4 "$bin" | od -An -c | tr -d ' ')" == '177ELF' ]] || { echo "$s: argv[0] '$bin' is not a native binary"; return 1; }
