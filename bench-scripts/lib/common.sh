@@ -68,10 +68,15 @@ require_port() {
   fi
 }
 
-# ---- state directory ------------------------------------------------------------------
+# ---- state and install directories ----------------------------------------------------
+# SAMEBOX_STATE: data dirs, pid files, logs of running servers. SAMEBOX_OPT: what the install verbs
+# build or download (systems, MCP servers, Go tools, toolchains fetched here). `test --cold` points
+# both at empty folders.
 SAMEBOX_STATE="${SAMEBOX_STATE:-/var/lib/samebox}"
 [[ "$SAMEBOX_STATE" == /* ]] || die "SAMEBOX_STATE='$SAMEBOX_STATE' must be an absolute path"
-export SAMEBOX_STATE
+SAMEBOX_OPT="${SAMEBOX_OPT:-/opt/samebox}"
+[[ "$SAMEBOX_OPT" == /* ]] || die "SAMEBOX_OPT='$SAMEBOX_OPT' must be an absolute path"
+export SAMEBOX_STATE SAMEBOX_OPT
 
 # Server users (postgres, mysql) must be able to traverse down to their own data dirs.
 ensure_state_root() {

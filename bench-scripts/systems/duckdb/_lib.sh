@@ -1,14 +1,14 @@
 # shellcheck shell=bash disable=SC2034  # variables here are used by the verbs that source this
 # DuckDB (embedded; sourced, not a verb). The CLI comes from PyPI's duckdb-cli package
 # (DuckDB's own CLI binary, packaged as a wheel: PyPI is reachable where GitHub release
-# downloads are not) in a dedicated venv at /opt/samebox/venv, so it never touches the
+# downloads are not) in a dedicated venv at $SAMEBOX_OPT/venv (default /opt/samebox), so it never touches the
 # system Python and every verb finds it at one fixed path.
 # shellcheck source=../../lib/system.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../lib/system.sh"
 system_self_init
 
 DUCKDB_CLI_VERSION="${SAMEBOX_DUCKDB_VERSION:-1.5.6}"
-SAMEBOX_VENV="${SAMEBOX_VENV:-/opt/samebox/venv}"
+SAMEBOX_VENV="${SAMEBOX_VENV:-$SAMEBOX_OPT/venv}"
 DUCKDB_CLI="$SAMEBOX_VENV/bin/duckdb"
 DUCKDB_DB="$SELF_STATE/bench.duckdb"
 

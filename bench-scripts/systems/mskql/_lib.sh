@@ -17,7 +17,7 @@ system_self_init
 MSKQL_UPSTREAM="https://github.com/martinsk/mskql"
 MSKQL_COMMIT="${SAMEBOX_MSKQL_COMMIT:-b3661c9814f6fdbf0b7434068028e8b7e8f6fb3c}"
 MSKQL_SRC="${SAMEBOX_MSKQL_SRC:-}"
-MSKQL_HOME="${SAMEBOX_MSKQL_HOME:-/opt/samebox/mskql}"
+MSKQL_HOME="${SAMEBOX_MSKQL_HOME:-$SAMEBOX_OPT/mskql}"
 MSKQL_TREE="$MSKQL_HOME/src"
 MSKQL_BIN="$MSKQL_HOME/bin/mskql"
 MSKQL_STAMP="$MSKQL_HOME/build.json"

@@ -18,7 +18,7 @@ MYSQL_TARBALL_URLS=(
   "https://cdn.mysql.com/archives/mysql-8.4/$MYSQL_TARBALL"
 )
 MYSQL_BASEDIR="/opt/mysql-$MYSQL_VERSION"
-MYSQL_CACHE="/opt/samebox/cache"
+MYSQL_CACHE="$SAMEBOX_OPT/cache"
 
 system_self_init
 MF_NAME="$SELF_NAME"

@@ -12,7 +12,7 @@
 PGVECTOR_UPSTREAM="https://github.com/pgvector/pgvector"
 PGVECTOR_TAG="v0.8.6"
 PGVECTOR_COMMIT="8ee86c96f0fd72390f890aa8a336fda6d3ab4c6c"
-PGVECTOR_HOME="${SAMEBOX_PGVECTOR_HOME:-/opt/samebox/pgvector-pg$PG_MAJOR}"
+PGVECTOR_HOME="${SAMEBOX_PGVECTOR_HOME:-$SAMEBOX_OPT/pgvector-pg$PG_MAJOR}"
 PGVECTOR_STAMP="$PGVECTOR_HOME/build.json"
 
 pgvector_present() { [[ -f "/usr/share/postgresql/$PG_MAJOR/extension/vector.control" && -f "/usr/lib/postgresql/$PG_MAJOR/lib/vector.so" ]]; }
