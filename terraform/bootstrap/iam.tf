@@ -258,6 +258,13 @@ data "aws_iam_policy_document" "bench" {
   }
 
   statement {
+    sid = "ReadTheBoxProfile"
+    # terraform/scripts/preflight.py: SAMEBOX_BOX_ROLE_ID must be this profile's role, or no box's upload is found.
+    actions   = ["iam:GetInstanceProfile"]
+    resources = [aws_iam_instance_profile.box.arn]
+  }
+
+  statement {
     sid       = "PassOnlyTheBoxRole"
     actions   = ["iam:PassRole"]
     resources = [aws_iam_role.box.arn]
@@ -268,15 +275,14 @@ data "aws_iam_policy_document" "bench" {
     }
   }
 
+  # The S3 backend first asks for runs/<run-id>.tfstate with HeadObject, which carries no
+  # s3:prefix, so a ListBucket conditioned on a prefix does not apply to it: without ListBucket
+  # on the bucket itself S3 answers a missing key 403 instead of 404, which Terraform treats as
+  # fatal. The state bucket holds only terraform states, so listing its key names reveals nothing.
   statement {
     sid       = "StateList"
     actions   = ["s3:ListBucket"]
     resources = [aws_s3_bucket.state.arn]
-    condition {
-      test     = "StringLike"
-      variable = "s3:prefix"
-      values   = ["runs/*"]
-    }
   }
 
   statement {

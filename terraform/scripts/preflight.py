@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The $0 preflight of a dispatch against the real account: every check costs nothing and leaves
-nothing behind. Identity (the assumed role), both buckets reachable, the Ubuntu image terraform/run
+nothing behind. Identity (the assumed role), both buckets reachable (a state key not written yet answers 404, as
+the S3 backend needs), the box role id against the box instance profile's role, the Ubuntu image terraform/run
 would boot, `ec2 run-instances --dry-run` with the launch parameters terraform/run uses (so the IAM
 launch conditions are exercised), the vCPU quota against the planned peak, and the repository
 clonable anonymously (as the box clones it); with --terraform-plan also `terraform init` with the
@@ -60,6 +61,35 @@ def launch_dry_run(ec2, args, ami: str) -> str:
             return f"would launch {args.instance_type} from {ami}"
         raise
     raise RuntimeError("run-instances without an error under DryRun: an instance may have been launched")
+
+
+def missing_state_is_404(s3, bucket: str, run_id: str) -> str:
+    """The S3 backend's first call for a new run: HeadObject of a state not written yet must be 404.
+    S3 answers 403 instead to a caller without s3:ListBucket on the bucket, and Terraform stops there."""
+    key = f"runs/{run_id}.tfstate"
+    try:
+        s3.head_object(Bucket=bucket, Key=key)
+    except ClientError as error:
+        code = error.response["Error"]["Code"]
+        if code in {"404", "NoSuchKey", "NotFound"}:
+            return f"HeadObject of the missing s3://{bucket}/{key} answers 404"
+        if code in {"403", "AccessDenied", "Forbidden"}:
+            raise RuntimeError(f"HeadObject of the missing s3://{bucket}/{key} answers 403, so terraform init cannot create "
+                               "a run's state: the bench role needs s3:ListBucket on the state bucket without an s3:prefix "
+                               "condition (re-apply terraform/bootstrap)") from error
+        raise
+    raise RuntimeError(f"s3://{bucket}/{key} exists: the preflight's run id must name no real state")
+
+
+def box_role_id_matches(iam, profile: str, role_id: str) -> str:
+    """SAMEBOX_BOX_ROLE_ID names every box's upload prefix (boxes/<role-id>:<instance-id>/): a wrong one makes every
+    box look as if it never started, so it is compared with the role of the instance profile the boxes get."""
+    roles = iam.get_instance_profile(InstanceProfileName=profile)["InstanceProfile"]["Roles"]
+    ids = [role["RoleId"] for role in roles]
+    if role_id not in ids:
+        raise RuntimeError(f"SAMEBOX_BOX_ROLE_ID {role_id!r} is not the role of instance profile {profile!r} "
+                           f"(its role id: {', '.join(ids) or 'none'}); set it to the bootstrap output SAMEBOX_BOX_ROLE_ID")
+    return f"{role_id} is the role of instance profile {profile}"
 
 
 def clone_check(url: str) -> str:
@@ -122,9 +152,14 @@ def run_checks(args, client: Callable[[str], object], run=subprocess.run) -> lis
         client("s3").list_objects_v2(Bucket=bucket, Prefix=prefix, MaxKeys=1)
         return f"s3://{bucket}/{prefix} listable"
 
+    def state_bucket() -> str:
+        return f"{listable(args.state_bucket, 'runs/')}; {missing_state_is_404(client('s3'), args.state_bucket, args.run_id)}"
+
     checks = [("identity", lambda: client("sts").get_caller_identity()["Arn"]),
               ("results bucket", lambda: listable(args.results_bucket, "boxes/")),
-              ("state bucket", lambda: listable(args.state_bucket, "runs/"))]
+              ("state bucket", state_bucket)]
+    if args.box_role_id:
+        checks.append(("box role id", lambda: box_role_id_matches(client("iam"), args.box_profile, args.box_role_id)))
     if args.terraform_plan:
         checks.append(("terraform plan", lambda: terraform_plan(args, run)))
     checks += [("image", ami), ("launch dry run", lambda: launch_dry_run(ec2, args, ami())), ("vcpu quota", quota),
@@ -153,7 +188,7 @@ def main(argv: list[str] | None = None, client: Callable[[str], object] | None =
     plan.add_argument("--terraform-plan", action="store_true")
     plan.add_argument("--terraform", default="terraform", help="the terraform binary")
     plan.add_argument("--terraform-dir", type=Path, default=RUN_MODULE)
-    plan.add_argument("--box-role-id", default="")
+    plan.add_argument("--box-role-id", default="", help="SAMEBOX_BOX_ROLE_ID: checked against the box profile's role")
     plan.add_argument("--commit", default="")
     plan.add_argument("--profile", default="smoke")
     plan.add_argument("--study", default="")

@@ -25,6 +25,8 @@ def setup(ec2, s3, tmp_path):
     profile = f"samebox-box-{tmp_path.name}"
     iam = boto3.client("iam", region_name=REGION, endpoint_url=ec2.meta.endpoint_url)
     iam.create_instance_profile(InstanceProfileName=profile)
+    iam.create_role(RoleName=profile, AssumeRolePolicyDocument="{}")
+    iam.add_role_to_instance_profile(InstanceProfileName=profile, RoleName=profile)
     for bucket in ("results-pf", "state-pf"):
         s3.create_bucket(Bucket=bucket)
     repo = tmp_path / "repo"
@@ -73,7 +75,12 @@ fi
 """
 
 
-def stub_terraform(tmp_path, monkeypatch, fails=False):
+def box_role_id(ec2, tmp_path) -> str:
+    iam = boto3.client("iam", region_name=REGION, endpoint_url=ec2.meta.endpoint_url)
+    return iam.get_role(RoleName=f"samebox-box-{tmp_path.name}")["Role"]["RoleId"]
+
+
+def stub_terraform(tmp_path, monkeypatch, fails=False, role_id="AROATESTROLEID12345"):
     stub = tmp_path / "terraform"
     stub.write_text(STUB_TERRAFORM)
     stub.chmod(0o755)
@@ -82,21 +89,23 @@ def stub_terraform(tmp_path, monkeypatch, fails=False):
         monkeypatch.setenv("STUB_PLAN_FAILS", "1")
     else:
         monkeypatch.delenv("STUB_PLAN_FAILS", raising=False)
-    return ["--terraform-plan", "--terraform", str(stub), "--box-role-id", "AROATESTROLEID12345", "--commit", "a" * 40,
+    return ["--terraform-plan", "--terraform", str(stub), "--box-role-id", role_id, "--commit", "a" * 40,
             "--profile", "smoke", "--study", "oltp", "--systems", "postgresql", "--max-minutes", "42"]
 
 
 def test_preflight_plans_with_the_real_backend(ec2, s3, moto_endpoint, tmp_path, capsys, monkeypatch):
     import json
     from conftest import TERRAFORM
-    args = setup(ec2, s3, tmp_path) + stub_terraform(tmp_path, monkeypatch)
+    args = setup(ec2, s3, tmp_path)
+    role_id = box_role_id(ec2, tmp_path)
+    args += stub_terraform(tmp_path, monkeypatch, role_id=role_id)
     rc = preflight.main(args, client=clients(moto_endpoint, quota_client(48)))
     out = capsys.readouterr()
     assert rc == 0, out.out + out.err
     checks = [json.loads(c) for c in out.out.splitlines() if c.startswith("{")]
-    assert [c["check"] for c in checks] == ["identity", "results bucket", "state bucket", "terraform plan", "image",
+    assert [c["check"] for c in checks] == ["identity", "results bucket", "state bucket", "box role id", "terraform plan", "image",
                                             "launch dry run", "vcpu quota", "anonymous clone"]
-    assert "Plan: 1 to add" in checks[3]["detail"]
+    assert "Plan: 1 to add" in checks[4]["detail"]
     calls = (tmp_path / "tf.log").read_text().splitlines()
     assert [c.split()[1] for c in calls] == ["init", "plan"]
     assert all(c.split()[0] == str(TERRAFORM / "run") for c in calls), "terraform/run, the module the launch applies"
@@ -105,11 +114,12 @@ def test_preflight_plans_with_the_real_backend(ec2, s3, moto_endpoint, tmp_path,
     assert "-lock=false" in calls[1], "the preflight takes no state lock and writes nothing"
     tfvars = json.loads((tmp_path / "tf.log.vars").read_text())
     assert tfvars["studies"] == ["oltp"] and tfvars["systems"] == ["postgresql"] and tfvars["max_minutes"] == 42
-    assert tfvars["box_role_id"] == "AROATESTROLEID12345" and tfvars["results_bucket"] == "results-pf" and tfvars["profile"] == "smoke"
+    assert tfvars["box_role_id"] == role_id and tfvars["results_bucket"] == "results-pf" and tfvars["profile"] == "smoke"
 
 
 def test_a_failing_plan_is_named(ec2, s3, moto_endpoint, tmp_path, capsys, monkeypatch):
-    args = setup(ec2, s3, tmp_path) + stub_terraform(tmp_path, monkeypatch, fails=True)
+    args = setup(ec2, s3, tmp_path)
+    args += stub_terraform(tmp_path, monkeypatch, fails=True, role_id=box_role_id(ec2, tmp_path))
     rc = preflight.main(args, client=clients(moto_endpoint, quota_client(48)))
     out = capsys.readouterr()
     assert rc == 1 and "preflight failed: terraform plan" in out.err
@@ -120,3 +130,39 @@ def test_plan_without_the_first_box_is_refused(capsys):
     rc = preflight.main(["--region", REGION, "--instance-type", "c6a.4xlarge", "--results-bucket", "r", "--state-bucket", "s",
                          "--box-profile", "p", "--security-group", "sg-1", "--repository-url", "https://x", "--terraform-plan"])
     assert rc == 2 and "--terraform-plan needs --box-role-id, --commit, --study, --systems" in capsys.readouterr().err
+
+
+class DeniedHead:
+    """S3 as it answers a caller without s3:ListBucket on the bucket: a missing key is 403, not 404."""
+
+    def __init__(self, s3):
+        self.s3 = s3
+
+    def __getattr__(self, name):
+        return getattr(self.s3, name)
+
+    def head_object(self, **kwargs):
+        from botocore.exceptions import ClientError
+        raise ClientError({"Error": {"Code": "403", "Message": "Forbidden"}}, "HeadObject")
+
+
+def test_a_state_key_not_written_yet_must_answer_404(ec2, s3, moto_endpoint, tmp_path, capsys):
+    """The S3 backend's HeadObject of a new run's state: 404 lets terraform init create it; 403 stops every launch."""
+    args = setup(ec2, s3, tmp_path)
+    assert preflight.main(args, client=clients(moto_endpoint, quota_client(48))) == 0
+    assert "HeadObject of the missing s3://state-pf/runs/20000101T000000Z-preflight.tfstate answers 404" in capsys.readouterr().out
+    base = clients(moto_endpoint, quota_client(48))
+    rc = preflight.main(args, client=lambda service: DeniedHead(base(service)) if service == "s3" else base(service))
+    out = capsys.readouterr()
+    assert rc == 1 and "preflight failed: state bucket" in out.err
+    assert "needs s3:ListBucket on the state bucket without an s3:prefix condition" in out.out
+
+
+def test_a_wrong_box_role_id_is_named_before_any_launch(ec2, s3, moto_endpoint, tmp_path, capsys, monkeypatch):
+    """A wrong SAMEBOX_BOX_ROLE_ID points collect at an empty prefix: every box would look 'never started'."""
+    args = setup(ec2, s3, tmp_path) + stub_terraform(tmp_path, monkeypatch, role_id="AROAWRONGROLEID12345")
+    rc = preflight.main(args, client=clients(moto_endpoint, quota_client(48)))
+    out = capsys.readouterr()
+    assert rc == 1 and "preflight failed: box role id" in out.err
+    assert f"SAMEBOX_BOX_ROLE_ID 'AROAWRONGROLEID12345' is not the role of instance profile 'samebox-box-{tmp_path.name}'" in out.out
+    assert box_role_id(ec2, tmp_path) in out.out

@@ -118,6 +118,27 @@ run "bench_role_launches_only_allowed_imdsv2_tagged_boxes" {
   }
 }
 
+# The S3 backend's first request for a new run's state is HeadObject of runs/<run-id>.tfstate, whose
+# request context has no s3:prefix. S3 answers a missing key 404 only to a caller allowed s3:ListBucket on
+# the bucket in that context, and 403 otherwise, which Terraform treats as fatal: no box could launch.
+run "bench_role_gets_404_for_a_state_key_not_written_yet" {
+  command = plan
+
+  assert {
+    condition = anytrue([for s in data.aws_iam_policy_document.bench.statement :
+      contains(s.actions, "s3:ListBucket") && contains(s.resources, aws_s3_bucket.state.arn)
+      && alltrue([for c in s.condition : c.variable != "s3:prefix"]) && s.effect != "Deny"
+    ])
+    error_message = "the bench role needs s3:ListBucket on the state bucket without an s3:prefix condition, or HeadObject of a missing state key is 403"
+  }
+  assert {
+    condition = anytrue([for s in data.aws_iam_policy_document.bench.statement :
+      contains(s.actions, "s3:GetObject") && contains(s.resources, "${aws_s3_bucket.state.arn}/runs/*")
+    ])
+    error_message = "the bench role reads the run states under runs/"
+  }
+}
+
 run "non_default_vpc_needs_a_subnet" {
   command = plan
   variables {
