@@ -116,6 +116,20 @@ def silence(s3, bucket: str, prefix: str, now: datetime, silent_after: timedelta
     return now - max(times) >= max(silent_after, timedelta(seconds=3 * (interval or 0)))
 
 
+def instance_states(ec2, instance_id: str | None) -> list[str]:
+    """The instance's state; none once EC2 has forgotten it: about an hour after termination, describing
+    it by id fails with InvalidInstanceID.NotFound, and that box is gone, not an error of every later tick."""
+    if not instance_id:
+        return []
+    try:
+        reservations = ec2.describe_instances(InstanceIds=[instance_id])["Reservations"]
+    except ClientError as error:
+        if error.response["Error"]["Code"] == "InvalidInstanceID.NotFound":
+            return []
+        raise
+    return [i["State"]["Name"] for r in reservations for i in r["Instances"]]
+
+
 def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: timedelta, cancelled: bool,
                  silent_after: timedelta = SILENT_AFTER) -> str:
     if launched is None:
@@ -131,8 +145,7 @@ def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: 
     # Before "gone": a box that died or was terminated before its heartbeat never started.
     if now - launched_at >= started_within and get_json(s3, bucket, prefix + "started.json") is None:
         return "never started"
-    reservations = ec2.describe_instances(InstanceIds=[launched["instance_id"]])["Reservations"] if launched.get("instance_id") else []
-    states = [i["State"]["Name"] for r in reservations for i in r["Instances"]]
+    states = instance_states(ec2, launched.get("instance_id"))
     if not states or all(state in GONE_STATES for state in states):
         return "gone"
     if now >= parse_time(launched["expires_at"]):

@@ -125,6 +125,57 @@ def test_done_gone_and_expired_shares_are_final(ec2, s3, bucket):
     assert dispatch.open_dispatches(s3, bucket) == [], "a collected dispatch is never collected twice"
 
 
+class ForgetfulEc2:
+    """EC2 about an hour after a termination: the instance is no longer known by its id (moto keeps terminated
+    instances forever, so this client answers for the ones EC2 has forgotten as EC2 does)."""
+
+    def __init__(self, ec2, forgotten: set[str]):
+        self.ec2, self.forgotten = ec2, forgotten
+
+    def __getattr__(self, name):
+        return getattr(self.ec2, name)
+
+    def describe_instances(self, **kwargs):
+        from botocore.exceptions import ClientError
+        if self.forgotten & set(kwargs.get("InstanceIds", [])):
+            raise ClientError({"Error": {"Code": "InvalidInstanceID.NotFound",
+                                         "Message": f"The instance IDs '{', '.join(kwargs['InstanceIds'])}' do not exist"}},
+                              "DescribeInstances")
+        return self.ec2.describe_instances(**kwargs)
+
+
+def test_an_instance_ec2_no_longer_knows_is_gone_and_later_ticks_go_on(ec2, s3, bucket, capsys):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 2)
+    entries = matrix(name, 2)
+    vanished, _ = boot(ec2, s3, bucket, entries[0], launched_at=NOW - timedelta(minutes=30))
+    ec2.terminate_instances(InstanceIds=[vanished])
+    forgetful = ForgetfulEc2(ec2, {vanished})
+    first = dispatch.tick(s3, forgetful, Quotas(480), bucket, 3, NOW, only=name)
+    assert first["shares"][0]["status"] == "gone" and first["settled"] == [{"run_id": entries[0]["run_id"], "status": "gone"}]
+    assert [e["run_id"] for e in first["launch"]] == [entries[1]["run_id"]], "the queued share still launches"
+    # every later tick and collect's show read the same record, whatever EC2 says of the id
+    again = dispatch.tick(s3, forgetful, Quotas(480), bucket, 3, NOW + timedelta(minutes=10), only=name)
+    assert again["shares"][0]["status"] == "gone"
+    assert dispatch.main(["--region", REGION, "--state-bucket", bucket, "--now", dispatch.stamp(NOW), "show", "--dispatch", name],
+                         s3=s3, ec2=forgetful) == 0
+    assert json.loads(capsys.readouterr().out)["shares"][0]["status"] == "gone"
+
+
+def test_any_other_ec2_error_is_not_taken_for_gone(ec2, s3, bucket):
+    from botocore.exceptions import ClientError
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 1)
+    instance, _ = boot(ec2, s3, bucket, matrix(name, 1)[0])
+
+    class Throttled(ForgetfulEc2):
+        def describe_instances(self, **kwargs):
+            raise ClientError({"Error": {"Code": "RequestLimitExceeded", "Message": "slow down"}}, "DescribeInstances")
+
+    with pytest.raises(ClientError, match="RequestLimitExceeded"):
+        dispatch.dispatch_view(s3, Throttled(ec2, set()), bucket, name, NOW, timedelta(minutes=15))
+
+
 def test_cancel_launches_nothing_more_and_terminates_every_box(ec2, s3, bucket):
     name = "20300101T120000Z-full-c6a-4xlarge"
     record(s3, bucket, name, 4)
