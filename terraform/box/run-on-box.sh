@@ -42,6 +42,21 @@ fi
 
 log() { printf '%s samebox-box: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
+# retry <attempts> <command...>: a boot step that a transient error (a mirror, the snap store, STS) must not end;
+# waits SAMEBOX_RETRY_DELAY seconds (default 10), doubling, between attempts.
+retry() {
+  local tries=$1 delay=${SAMEBOX_RETRY_DELAY:-10} attempt
+  shift
+  [[ "$delay" =~ ^[0-9]+$ ]] || delay=10
+  for (( attempt = 1; ; attempt++ )); do
+    "$@" && return 0
+    (( attempt < tries )) || { echo "$1 failed $tries times" >&2; return 1; }
+    echo "$1 failed (attempt $attempt of $tries); retrying in ${delay}s" >&2
+    sleep "$delay"
+    delay=$(( delay * 2 ))
+  done
+}
+
 workdir=${SAMEBOX_WORKDIR:-/opt/samebox}
 run_id=${SAMEBOX_RUN_ID:-}
 status_dir=${SAMEBOX_STATUS_DIR:-/var/log/samebox}
@@ -99,9 +114,14 @@ resolve_results_dest() { # sets results_dest; no command substitution here, so i
   # For an EC2 instance role, UserId is "<role-id>:<instance-id>": the only
   # prefix the box role's policy lets this machine write.
   local id_file="$status_dir/.caller-user-id"
-  aws sts get-caller-identity --query UserId --output text > "$id_file" || return 1
+  # Retried: one STS hiccup must not leave a working box without heartbeats (collect would end it as never started).
+  retry "${SAMEBOX_STS_RETRIES:-5}" caller_user_id "$id_file" 2>>"$status_dir/prereqs.log" || return 1
   read -r user_id < "$id_file" || return 1
   results_dest="s3://$SAMEBOX_RESULTS_BUCKET/boxes/$user_id/"
+}
+
+caller_user_id() { # <file>: the instance role's "<role-id>:<instance-id>"
+  aws sts get-caller-identity --query UserId --output text > "$1" && [[ -s "$1" ]]
 }
 
 json_string() { python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
@@ -214,7 +234,7 @@ heartbeat() { # <started|progress>: a small marker collect reads to tell a box t
 
 start_uploader() {
   (( upload_interval > 0 )) || return 0
-  [[ -n "$results_dest" ]] || { log "no upload destination yet: no uploads until the end"; return 0; }
+  [[ -n "$results_dest" ]] || log "no upload destination yet: the uploader asks again before each sync"
   (
     # Children run in the background and are waited for, so that TERM (stop_uploader) is
     # handled at once and takes them along: a sync cut short is redone by the final upload.
@@ -231,6 +251,10 @@ start_uploader() {
     while :; do
       sleep "$upload_interval" &
       wait $!
+      if [[ -z "$results_dest" ]]; then
+        resolve_results_dest || { log "upload destination still unknown; asking again in ${upload_interval}s"; continue; }
+        heartbeat started
+      fi
       if [[ -d "$run_dir" ]]; then
         if bounded_upload 600 "$run_dir" "${results_dest}run/"; then
           date -u +%Y-%m-%dT%H:%M:%SZ >> "$status_dir/periodic-uploads"
@@ -320,8 +344,12 @@ etc_root=${SAMEBOX_SYSTEM_ROOT:-} # tests write the /etc files under a folder of
 quiet_the_os() { # Ubuntu 24.04: nothing upgrades, restarts or polls under the benchmark
   # apt-daily and unattended-upgrades take the dpkg lock at boot, upgrade libraries under the
   # running suite and add noise to the measurements.
-  systemctl disable --now apt-daily.timer apt-daily-upgrade.timer unattended-upgrades.service \
-    >>"$status_dir/prereqs.log" 2>&1 || log "could not disable the apt timers (see logs/prereqs.log)"
+  # Disabling a timer does not stop an apt-daily run already going at first boot, which holds the
+  # locks: stop the services too, and mask them so that nothing starts them during the run.
+  { systemctl stop apt-daily.timer apt-daily-upgrade.timer apt-daily.service apt-daily-upgrade.service unattended-upgrades.service \
+      && systemctl mask apt-daily.timer apt-daily-upgrade.timer apt-daily.service apt-daily-upgrade.service \
+      && systemctl disable unattended-upgrades.service; } \
+    >>"$status_dir/prereqs.log" 2>&1 || log "could not stop and mask the apt timers (see logs/prereqs.log)"
   mkdir -p "$etc_root/etc/apt/apt.conf.d" "$etc_root/etc/needrestart/conf.d"
   # Also read by the install verbs' own apt calls later in the run.
   printf '%s\n' 'APT::Periodic::Update-Package-Lists "0";' 'APT::Periodic::Unattended-Upgrade "0";' \
@@ -332,11 +360,47 @@ quiet_the_os() { # Ubuntu 24.04: nothing upgrades, restarts or polls under the b
   export NEEDRESTART_MODE=l
 }
 
+# The locks apt and dpkg take (fcntl, as apt does). DPkg::Lock::Timeout waits for dpkg's only, not for
+# the lists lock `apt-get update` takes, so every apt call first waits until none is held.
+APT_LOCKS=(/var/lib/apt/lists/lock /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/cache/apt/archives/lock)
+
+apt_locks_free() {
+  python3 - "$etc_root" "${APT_LOCKS[@]}" <<'PY'
+import fcntl, sys
+for path in sys.argv[2:]:
+    try:
+        with open(sys.argv[1] + path, "r+") as lock:
+            fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except FileNotFoundError:
+        continue
+    except OSError:
+        sys.exit(1)
+PY
+}
+
+wait_for_apt_locks() { # up to 600 s, as DPkg::Lock::Timeout
+  local deadline=$((SECONDS + 600))
+  until apt_locks_free; do
+    (( SECONDS < deadline )) || { log "an apt or dpkg lock is still held after 600 s"; return 1; }
+    sleep 2
+  done
+}
+
+apt_get() { # apt-get with the lock waits; `update` retried (a mirror or the lists lock, briefly taken again)
+  wait_for_apt_locks || return 1
+  if [[ "$1" == update ]]; then
+    retry 3 apt-get "${apt_lock[@]}" "$@"
+  else
+    apt-get "${apt_lock[@]}" "$@"
+  fi
+}
+
 install_aws_cli() {
   command -v aws >/dev/null && return 0
   # snapd seeds its snaps after boot; an install before that can fail.
   timeout 600 snap wait system seed.loaded >>"$status_dir/prereqs.log" 2>&1 || log "snap seeding not confirmed within 10 min; trying anyway"
-  snap install aws-cli --classic >>"$status_dir/prereqs.log" 2>&1
+  # Retried: without the CLI the box can upload nothing, not even why it failed.
+  retry 4 snap install aws-cli --classic >>"$status_dir/prereqs.log" 2>&1
 }
 
 install_pgvector() { # the PGDG package of the PostgreSQL major the system's install verb chose
@@ -346,7 +410,7 @@ install_pgvector() { # the PGDG package of the PostgreSQL major the system's ins
   major=$(dpkg-query -W -f='${Package}\n' 'postgresql-[0-9]*' 2>/dev/null | sed -n 's/^postgresql-\([0-9][0-9]*\)$/\1/p' | sort -n | tail -n 1)
   [[ -n "$major" ]] || { log "no postgresql-<major> package installed"; return 1; }
   log "installing postgresql-$major-pgvector"
-  apt-get "${apt_lock[@]}" install -y -q --no-install-recommends "postgresql-$major-pgvector" >>"$status_dir/prereqs.log" 2>&1
+  apt_get install -y -q --no-install-recommends "postgresql-$major-pgvector" >>"$status_dir/prereqs.log" 2>&1
 }
 
 if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
@@ -367,7 +431,7 @@ if [[ "${SAMEBOX_SKIP_PREREQS:-0}" != 1 ]]; then
   log "installing prerequisites"
   # git/python/node to start; Go (apt's 1.22 switches to GOTOOLCHAIN below), a C toolchain and
   # unzip for the install verbs (bench-scripts/lib/toolchains.sh installs the rest: JDK, Maven, ...).
-  { apt-get "${apt_lock[@]}" update -q && apt-get "${apt_lock[@]}" install -y -q git ca-certificates curl unzip python3 python3-venv nodejs npm \
+  { apt_get update -q && apt_get install -y -q git ca-certificates curl unzip python3 python3-venv nodejs npm \
       golang-go build-essential pkg-config; } >>"$status_dir/prereqs.log" 2>&1 \
     || fail error "apt-get install of prerequisites failed (see logs/prereqs.log)"
 fi

@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO
 from test_box_entry import box, run_box  # noqa: F401  (the fixture)
 
-APT_CALL = re.compile(r"\bapt-get\b[^\n]*\b(update|install|upgrade|remove|purge)\b")
+APT_CALL = re.compile(r"\bapt[-_]get\b[^\n]*\b(update|install|upgrade|remove|purge)\b")
 # The apt calls on a box: the box script's own, pipeline/bin/setup's, and every install verb's (lib/common.sh).
 APT_FILES = ["terraform/box/run-on-box.sh", "pipeline/bin/setup", "bench-scripts/lib/common.sh"]
 
@@ -24,7 +24,8 @@ def test_every_apt_call_waits_for_the_dpkg_lock(path):
     calls = [line.strip() for line in (REPO / path).read_text().splitlines()
              if APT_CALL.search(re.sub(r'"[^"]*"', '""', line.split(" #")[0])) and not line.lstrip().startswith("#")]
     assert calls, f"{path}: no apt-get call found (did the file move?)"
-    missing = [c for c in calls if "Lock::Timeout" not in c and "apt_lock" not in c]
+    # apt_get: the box script's wrapper, which waits for every apt and dpkg lock and passes apt_lock
+    missing = [c for c in calls if "Lock::Timeout" not in c and "apt_lock" not in c and not re.search(r"\bapt_get\b", c)]
     assert not missing, f"{path}: apt calls without a dpkg lock timeout: {missing}"
 
 
@@ -56,7 +57,11 @@ def test_box_quiets_ubuntu_and_installs_pgvector(box, tmp_path):  # noqa: F811
     result = run_box(box, **prereq_box(box, tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
     lines = box.events.read_text().splitlines()
-    assert "systemctl disable --now apt-daily.timer apt-daily-upgrade.timer unattended-upgrades.service" in lines
+    # a run already going is stopped (disable alone leaves it holding the locks), and nothing starts one again
+    stop = lines.index("systemctl stop apt-daily.timer apt-daily-upgrade.timer apt-daily.service apt-daily-upgrade.service "
+                       "unattended-upgrades.service")
+    mask = lines.index("systemctl mask apt-daily.timer apt-daily-upgrade.timer apt-daily.service apt-daily-upgrade.service")
+    assert stop < mask < next(i for i, line in enumerate(lines) if line.startswith("apt-get ")), lines
     apt = [line for line in lines if line.startswith("apt-get ")]
     assert apt and all("-o DPkg::Lock::Timeout=600" in line for line in apt), apt
     assert any(line.endswith("install -y -q --no-install-recommends postgresql-18-pgvector") for line in apt), apt
@@ -109,3 +114,83 @@ def test_an_apt_failure_at_boot_is_still_reported_with_its_log(box, tmp_path):  
     assert done["status"] == "error" and "apt-get install of prerequisites failed" in done["detail"], done
     assert "dpkg was interrupted" in (box.uploaded / "logs" / "prereqs.log").read_text()
     assert not any(line.startswith("main ") for line in lines), "the suite never ran"
+
+
+HOLD_LOCK = """import fcntl, os, sys, time
+path, events, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+os.makedirs(os.path.dirname(path), exist_ok=True)
+with open(path, "w") as lock:
+    fcntl.lockf(lock, fcntl.LOCK_EX)
+    print("held", flush=True)
+    time.sleep(seconds)
+    with open(events, "a") as log:
+        log.write("apt-daily released the lists lock\\n")
+"""
+
+
+def test_apt_update_waits_for_the_lists_lock_an_apt_daily_run_holds(box, tmp_path):  # noqa: F811
+    """DPkg::Lock::Timeout covers dpkg's lock, not the lists lock of `apt-get update`, which an apt-daily run at
+    first boot holds: the box waits for it instead of failing its prerequisites."""
+    env = prereq_box(box, tmp_path)
+    holder = subprocess.Popen(["python3", "-c", HOLD_LOCK, str(tmp_path / "root" / "var/lib/apt/lists/lock"),
+                               str(box.events), "4"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = run_box(box, **env)
+    finally:
+        holder.wait(timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = box.events.read_text().splitlines()
+    released = lines.index("apt-daily released the lists lock")
+    assert released < next(i for i, line in enumerate(lines) if line.startswith("apt-get ")), lines
+
+
+FLAKY = """#!/usr/bin/env bash
+echo "{name} $*" >> "$FAKE_EVENTS"
+count="$FAKE_EVENTS.{name}-calls"
+echo x >> "$count"
+if [ "$(wc -l < "$count")" -le {failures} ]; then echo "{name}: transient error" >&2; exit 1; fi
+{then}
+"""
+
+
+# `snap install` fails twice (the store unreachable), then installs an aws
+FLAKY_SNAP = """#!/usr/bin/env bash
+echo "snap $*" >> "$FAKE_EVENTS"
+[ "$1" = install ] || exit 0
+echo x >> "$FAKE_EVENTS.installs"
+if [ "$(wc -l < "$FAKE_EVENTS.installs")" -le 2 ]; then echo "error: cannot reach the snap store" >&2; exit 1; fi
+printf '#!/usr/bin/env bash\\n' > "$(dirname "$0")/aws" && chmod +x "$(dirname "$0")/aws"
+"""
+
+
+def test_the_aws_cli_install_is_retried(box, tmp_path):  # noqa: F811
+    """A snap store hiccup at boot used to leave the box without the CLI: nothing uploaded, no trace."""
+    env = prereq_box(box, tmp_path)
+    snap = tmp_path / "os-bin" / "snap"
+    (tmp_path / "os-bin" / "aws").unlink()
+    snap.write_text(FLAKY_SNAP)
+    path = [str(tmp_path / "os-bin")] + [d for d in env["PATH"].split(":")[1:] if d and not (Path(d) / "aws").exists()]
+    result = run_box(box, **dict(env, PATH=":".join(path), SAMEBOX_RETRY_DELAY="0"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = box.events.read_text().splitlines()
+    assert lines.count("snap install aws-cli --classic") == 2 + 1, lines
+    assert json.loads((box.uploaded / "done.json").read_text())["status"] == "ok"
+
+
+def test_the_upload_prefix_survives_sts_failing_at_boot(box, tmp_path):  # noqa: F811
+    """The prefix comes from STS (the instance role's <role-id>:<instance-id>); one failure at boot used to leave the
+    box without heartbeats, so collect terminated a working box as 'never started'."""
+    aws = tmp_path / "bin" / "aws"
+    aws.write_text(FLAKY.format(name="aws", failures=2, then='echo "AROATEST:i-0abc"'))
+    aws.chmod(0o755)
+    env = {k: v for k, v in box.env.items() if k != "SAMEBOX_RESULTS_URI"}
+    result = subprocess.run(["bash", str(REPO / "terraform/box/run-on-box.sh")], capture_output=True, text=True, timeout=120,
+                            env=dict(env, SAMEBOX_RESULTS_BUCKET="results", SAMEBOX_RETRY_DELAY="0",
+                                     PATH=f"{tmp_path / 'bin'}:{env['PATH']}"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = box.events.read_text().splitlines()
+    assert lines.count("aws sts get-caller-identity --query UserId --output text") == 3, lines
+    assert "upload s3://results/boxes/AROATEST:i-0abc/started.json" in lines
+    assert lines.index("upload s3://results/boxes/AROATEST:i-0abc/started.json") < next(
+        i for i, line in enumerate(lines) if line.startswith("main ")), "the heartbeat goes up before the suite"
