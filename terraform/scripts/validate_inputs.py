@@ -107,8 +107,16 @@ def validate(args: argparse.Namespace, allowed: dict) -> dict[str, str]:
     if args.region is not None:
         out["region"] = check_one("region", args.region, allowed["regions"])
     if args.publish is not None:
-        out["publish"] = check_one("publish", args.publish, ["yes", "no"])
+        out["publish"] = publish_of(check_one("publish", args.publish, ["auto", "yes", "no"]), out.get("profile", args.profile))
     return out
+
+
+def publish_of(publish: str, profile: str | None) -> str:
+    """auto (the dispatch default): a smoke run proves the path and its throwaway numbers stay out of
+    data/runs; every other profile opens its pull request. yes and no are taken as given."""
+    if publish != "auto":
+        return publish
+    return "no" if profile == "smoke" else "yes"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile")
     parser.add_argument("--instance-type")
     parser.add_argument("--region")
-    parser.add_argument("--publish")
+    parser.add_argument("--publish", help="auto (no for smoke, yes otherwise), yes or no")
     parser.add_argument("--allowed", type=Path, default=ALLOWED_FILE, help="allowed-values file (default: terraform/allowed.json)")
     parser.add_argument("--profiles-dir", type=Path, default=PROFILES_DIR, help="suite profiles (default: pipeline/profiles)")
     parser.add_argument("--github-output", type=Path, help="append key=value lines here ($GITHUB_OUTPUT)")

@@ -92,3 +92,19 @@ def test_region_alone_can_be_checked():
 def test_nothing_to_check_is_a_usage_error():
     result = run()
     assert result.returncode == 2 and "at least one field" in result.stderr
+
+
+@pytest.mark.parametrize("profile,publish,resolved", [
+    ("smoke", "auto", "no"), ("quick", "auto", "yes"), ("full", "auto", "yes"), ("smoke", "yes", "yes"), ("quick", "no", "no")])
+def test_a_smoke_run_does_not_publish_unless_asked(profile, publish, resolved):
+    result = run("--profile", profile, "--publish", publish)
+    assert result.returncode == 0, result.stderr
+    assert f"publish={resolved}" in result.stdout.splitlines()
+
+
+def test_the_dispatch_default_is_auto_so_smoke_stays_out_of_data_runs():
+    import yaml
+    inputs = yaml.safe_load((REPO / ".github" / "workflows" / "bench.yml").read_text())[True]["workflow_dispatch"]["inputs"]
+    assert inputs["profile"]["default"] == "smoke" and inputs["publish"]["default"] == "auto"
+    default = run("--profile", inputs["profile"]["default"], "--publish", inputs["publish"]["default"])
+    assert "publish=no" in default.stdout.splitlines()
