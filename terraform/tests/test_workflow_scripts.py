@@ -300,3 +300,28 @@ def test_one_share_can_be_rerun_alone(tmp_path):
     assert [(e["run_id"], e["workloads"]) for e in entries] == [("20300102T120000Z-full-c6a-4xlarge-analytical-2of2", "c")]
     bad = run_script("bench_matrix.py", "--estimate", str(est), "--share", "analytical-3of2")
     assert bad.returncode == 2 and "share 'analytical-3of2' is not one of this plan's: oltp, analytical-1of2, analytical-2of2" in bad.stderr
+
+
+def workflow_steps():
+    import yaml
+    for path in sorted((REPO / ".github" / "workflows").glob("*.yml")):
+        for name, job in yaml.safe_load(path.read_text())["jobs"].items():
+            yield path.name, name, job.get("steps", [])
+
+
+def test_pip_installs_only_into_a_venv_never_the_runners_python():
+    for workflow, job, steps in workflow_steps():
+        for step in steps:
+            for line in str(step.get("run", "")).splitlines():
+                if "pip install" in line:
+                    assert "python3 -m venv" in line and "venv/bin/pip install" in line, (workflow, job, line)
+                    assert "python3 -m pip" not in line, (workflow, job, line)
+
+
+def test_every_job_installs_before_it_assumes_the_aws_role():
+    """npm and pip take minutes: done under the role, they spend its session on nothing AWS."""
+    for workflow, job, steps in workflow_steps():
+        role = next((i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("aws-actions/configure-aws-credentials@")), None)
+        installs = [i for i, s in enumerate(steps) if str(s.get("name", "")).startswith("Install")]
+        if role is not None:
+            assert all(i < role for i in installs), (workflow, job, [steps[i]["name"] for i in installs])
