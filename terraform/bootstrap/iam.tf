@@ -123,6 +123,13 @@ data "aws_iam_policy_document" "bench" {
   }
 
   statement {
+    sid = "ReadTheListedPrice"
+    # terraform/scripts/ec2_price.py: the dispatch's instance price, recorded for its runs' cost. No resource-level permissions.
+    actions   = ["pricing:GetProducts"]
+    resources = ["*"]
+  }
+
+  statement {
     sid       = "ReadInstanceAttributes"
     actions   = ["ec2:DescribeInstanceAttribute"]
     resources = ["${local.ec2_arn}:instance/*"]

@@ -19,8 +19,10 @@ if [[ "$(python3 -c 'import json; print(json.load(open("collected/dispatch.json"
   echo "collected=false" >> "$out"
   exit 0
 fi
-export INSTANCE_TYPE
+export INSTANCE_TYPE LISTED_PRICE=collected/price.json
 INSTANCE_TYPE=$(python3 -c 'import json; print(json.load(open("collected/dispatch.json"))["instance_type"])')
+# the price looked up when the dispatch was recorded ({} for a dispatch recorded without one)
+python3 -c 'import json; json.dump(json.load(open("collected/dispatch.json")).get("price") or {}, open("collected/price.json", "w"))'
 python3 -c 'import json
 v = json.load(open("collected/dispatch.json"))
 for key in ("profile", "instance_type", "publish"):

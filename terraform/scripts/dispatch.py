@@ -247,7 +247,7 @@ def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: s
                        f"(Service Quotas ec2/{quota_check.STANDARD_ON_DEMAND_VCPUS})")
             break
         count, live_vcpus = count + 1, live_vcpus + need
-        launch.append({**{k: view[k] for k in ("dispatch", "profile", "instance_type", "commit")},
+        launch.append({**{k: view[k] for k in ("dispatch", "profile", "instance_type", "commit")}, "ami_id": view.get("ami_id", ""),
                        **{k: share[k] for k in ("study", "systems", "workloads", "variants", "run_id", "max_minutes")}})
     return {"live_instances": len(live), "max_boxes": max_boxes, "launch": launch, "waiting": waiting, "terminated": terminated, "settled": settled,
             "adopted": adopted,
@@ -288,7 +288,17 @@ def close(s3, ec2, bucket: str, dispatch: str, state: str, project: str = "sameb
     return closed
 
 
-def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
+def pinned_settings(ec2, pricing, region: str, instance_type: str, ami_id: str, now: datetime) -> dict:
+    """What every box of a dispatch shares, resolved once when it is recorded: the image (a newer one published
+    while its shares wait would make the boxes of one comparison differ) and the listed price of its type."""
+    import ec2_price
+    import preflight
+    if ami_id and not re.fullmatch(r"ami-[0-9a-f]{8,17}", ami_id):
+        raise InputError(f"--ami-id {ami_id!r}: expected an AMI id like ami-0123456789abcdef0, or nothing for the newest Ubuntu 24.04")
+    return {"ami_id": ami_id or preflight.newest_ubuntu(ec2), "price": ec2_price.lookup(pricing, region, instance_type, now)}
+
+
+def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None, pricing=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--region", required=True)
     parser.add_argument("--state-bucket", required=True)
@@ -300,6 +310,7 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
     rec.add_argument("--matrix-json", required=True)
     for name in ("profile", "instance-type", "commit", "publish"):
         rec.add_argument(f"--{name}", required=True)
+    rec.add_argument("--ami-id", default="", help="the image every box boots; default: the newest Canonical Ubuntu 24.04, looked up now")
     tic = sub.add_parser("tick", help="what to launch now, which dispatches are ready to collect")
     tic.add_argument("--max-boxes", required=True, help="SAMEBOX_MAX_BOXES: instances alive at once")
     tic.add_argument("--dispatch", help="only this dispatch")
@@ -339,9 +350,12 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None) -> int:
                 matrix = json.loads(args.matrix_json)
             except ValueError as error:
                 raise InputError(f"--matrix-json is not JSON ({error}): give bench_matrix.py's matrix") from error
+            import ec2_price
+            pricing = pricing or boto3.client("pricing", region_name=ec2_price.PRICING_REGION)
+            pinned = pinned_settings(ec2, pricing, args.region, args.instance_type, args.ami_id, now)
             result = record(s3, bucket, args.dispatch, matrix, {"profile": args.profile, "instance_type": args.instance_type,
                                                                "commit": args.commit, "publish": args.publish,
-                                                               "recorded_at": stamp(now)})
+                                                               "recorded_at": stamp(now), **pinned})
         elif args.command == "tick":
             quotas = quotas or boto3.client("service-quotas", region_name=args.region)
             if args.results_root is not None and not re.fullmatch(r"s3://[a-z0-9.-]+/boxes/[A-Za-z0-9]+:", args.results_root):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Launch the shares `dispatch.py tick` chose (bench right after its plan, collect on every tick), one
 # terraform state per run (runs/<run-id>.tfstate), then record each launch in the dispatch
-# (instance, results prefix, expiry) and exit: no job waits on a box. A failed apply is recorded
+# (instance, results prefix, expiry) and exit; every box boots the image the dispatch recorded (ami_id): no job waits on a box. A failed apply is recorded
 # (the share is reported "launch failed" in the PR), terminated by run id, and the step fails at the end.
 #   env: LAUNCH (tick's JSON list) STATE_BUCKET AWS_REGION, TF_VAR_{region,repository_url,results_bucket,
 #        box_instance_profile,box_role_id,box_security_group_id,subnet_id}
@@ -19,7 +19,8 @@ for (( i = 0; i < count; i++ )); do
   mapfile -t f < <(python3 -c 'import json, os, sys
 e = json.loads(os.environ["LAUNCH"])[int(sys.argv[1])]
 for k in ("dispatch", "run_id", "study", "systems", "workloads", "variants", "max_minutes", "profile", "instance_type", "commit"):
-    print(e[k])' "$i")
+    print(e[k])
+print(e.get("ami_id", ""))' "$i")
   dispatch=${f[0]} run_id=${f[1]} max_minutes=${f[6]}
   echo "::group::launch $run_id (${f[8]}, limit $max_minutes min)"
   expires_at=$(date -u -d "+$(( max_minutes + 30 )) minutes" +%Y-%m-%dT%H:%M:%SZ)
@@ -29,7 +30,7 @@ for k in ("dispatch", "run_id", "study", "systems", "workloads", "variants", "ma
      && (cd "$run_dir" && terraform init -input=false -reconfigure \
            -backend-config="bucket=$STATE_BUCKET" -backend-config="key=runs/$run_id.tfstate" -backend-config="region=$AWS_REGION" \
          && TF_VAR_run_id=$run_id TF_VAR_max_minutes=$max_minutes TF_VAR_profile=${f[7]} TF_VAR_instance_type=${f[8]} \
-            TF_VAR_commit=${f[9]} terraform apply -auto-approve -input=false); then
+            TF_VAR_commit=${f[9]} TF_VAR_ami_id=${f[10]} terraform apply -auto-approve -input=false); then
     prefix=$(cd "$run_dir" && terraform output -raw results_prefix) \
       && instance=$(cd "$run_dir" && terraform output -json instance_ids | python3 -c 'import json, sys; print(json.load(sys.stdin)[0])') \
       && python3 "$scripts/dispatch.py" --region "$AWS_REGION" --state-bucket "$STATE_BUCKET" "${extra[@]}" launched \

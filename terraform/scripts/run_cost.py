@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cost of a cloud run from data/prices/ec2-on-demand.csv.
+"""Cost of a cloud run: at the price the dispatch looked up (--listed-price), else from data/prices/ec2-on-demand.csv.
 
 EC2 Linux on-demand bills per second with a 60-second minimum per instance.
 Prints a JSON cost block. --manifest is read only (without a done marker, the
@@ -35,7 +35,23 @@ def load_price(path: Path, region: str, instance_type: str) -> dict | None:
     return max(rows, key=lambda row: row["date"])
 
 
-def cost_block(prices: Path, region: str, instance_type: str, seconds: float, instances: int) -> dict:
+def listed_price(path: Path | None, region: str, instance_type: str) -> dict | None:
+    """The price the dispatch looked up when it was recorded (ec2_price.py), as a price row, when it has one
+    for this region and type; None otherwise (then the CSV's)."""
+    if path is None:
+        return None
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(listed, dict) or not isinstance(listed.get("usd_per_hour"), (int, float)) or listed["usd_per_hour"] <= 0:
+        return None
+    if (listed.get("region"), listed.get("instance_type")) != (region, instance_type):
+        return None
+    return {"usd_per_hour": str(listed["usd_per_hour"]), "date": listed.get("price_date"), "source_url": listed.get("price_source")}
+
+
+def cost_block(prices: Path, region: str, instance_type: str, seconds: float, instances: int, listed: Path | None = None) -> dict:
     billed = max(seconds, MIN_BILLED_SECONDS) * instances
     block: dict = {
         "usd": None,
@@ -48,7 +64,7 @@ def cost_block(prices: Path, region: str, instance_type: str, seconds: float, in
         "price_source": None,
         "basis": "EC2 Linux on-demand, per second, 60 s minimum per instance; EBS and data transfer excluded",
     }
-    row = load_price(prices, region, instance_type)
+    row = listed_price(listed, region, instance_type) or load_price(prices, region, instance_type)
     if row is None:
         block["reason"] = f"no confirmed price for {instance_type} in {region} in {prices.name}"
         return block
@@ -111,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     when.add_argument("--done", type=Path, help="the box's done.json: its duration_s is the wall time; missing or unreadable gives usd null, never a made-up minimum")
     parser.add_argument("--instances", type=int, default=1)
     parser.add_argument("--prices", type=Path, default=PRICES)
+    parser.add_argument("--listed-price", type=Path, help="the dispatch's price lookup (its plan's price block); "
+                        "used instead of --prices when it has a price for this region and type")
     parser.add_argument("--manifest", type=Path, help="the run's manifest, read for the seconds it proves when there is no done marker")
     args = parser.parse_args(argv)
     if (args.seconds is not None and args.seconds < 0) or args.instances < 1:
@@ -124,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                               f"no readable done marker ({args.done}): the box's billed time is unknown "
                               f"(its run shows at least {seen:.0f} s)")
     else:
-        block = cost_block(args.prices, args.region, args.instance_type, seconds, args.instances)
+        block = cost_block(args.prices, args.region, args.instance_type, seconds, args.instances, args.listed_price)
     print(json.dumps(block, indent=2))
     return 0
 

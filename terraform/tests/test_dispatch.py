@@ -206,7 +206,8 @@ def test_cli_tick_writes_the_launch_list_for_the_workflow(ec2, s3, bucket, tmp_p
     name = "20300101T120000Z-smoke-c6a-4xlarge"
     rc = dispatch.main(["--region", REGION, "--state-bucket", bucket, "--now", "2030-01-01T12:00:00Z", "record", "--dispatch", name,
                         "--matrix-json", json.dumps(matrix(name, 1)), "--profile", "smoke", "--instance-type", "c6a.4xlarge",
-                        "--commit", "0" * 40, "--publish", "yes"], s3=s3, ec2=ec2)
+                        "--commit", "0" * 40, "--publish", "yes", "--ami-id", "ami-0123456789abcdef0"],
+                       s3=s3, ec2=ec2, pricing=pricing_client(0.612))
     assert rc == 0
     out = tmp_path / "out"
     rc = dispatch.main(["--region", REGION, "--state-bucket", bucket, "tick", "--max-boxes", "3", "--dispatch", name,
@@ -215,8 +216,66 @@ def test_cli_tick_writes_the_launch_list_for_the_workflow(ec2, s3, bucket, tmp_p
     lines = dict(line.split("=", 1) for line in out.read_text().splitlines())
     assert [e["run_id"] for e in json.loads(lines["launch"])] == [f"{name}-analytical-1of1"] and json.loads(lines["ready"]) == []
     bad = dispatch.main(["--region", REGION, "--state-bucket", bucket, "record", "--dispatch", "smoke", "--matrix-json", "[]",
-                         "--profile", "smoke", "--instance-type", "c6a.4xlarge", "--commit", "0" * 40, "--publish", "yes"], s3=s3, ec2=ec2)
+                         "--profile", "smoke", "--instance-type", "c6a.4xlarge", "--commit", "0" * 40, "--publish", "yes"],
+                        s3=s3, ec2=ec2, pricing=pricing_client(0.612))
     assert bad == 2 and "is not <UTC start>-<profile>-<type>" in capsys.readouterr().err
+
+
+def price_list_item(usd: float, instance_type: str = "c6a.4xlarge") -> str:
+    """One PriceList entry as the Price List API returns it (a JSON string per product)."""
+    return json.dumps({"product": {"attributes": {"instanceType": instance_type, "regionCode": REGION, "operatingSystem": "Linux"}},
+                       "terms": {"OnDemand": {"SKU.JRTCKXETXF": {"priceDimensions": {"SKU.JRTCKXETXF.6YS6EN2CT7": {
+                           "unit": "Hrs", "pricePerUnit": {"USD": f"{usd:.10f}"}}}}}}})
+
+
+def pricing_client(usd: float | None):
+    """The Price List API, stubbed (moto has none): one answer, or an error when usd is None."""
+    import boto3
+    from botocore.stub import ANY, Stubber
+    import ec2_price
+    pricing = boto3.client("pricing", region_name=ec2_price.PRICING_REGION, aws_access_key_id="x", aws_secret_access_key="x")
+    stub = Stubber(pricing)
+    params = {"ServiceCode": "AmazonEC2", "Filters": ANY, "MaxResults": 10}
+    if usd is None:
+        stub.add_client_error("get_products", "ThrottlingException", "Rate exceeded", expected_params=params)
+    else:
+        stub.add_response("get_products", {"PriceList": [price_list_item(usd)], "FormatVersion": "aws_v1"}, params)
+    stub.activate()
+    return pricing
+
+
+def test_a_dispatch_pins_its_image_and_price_once_and_every_launch_uses_them(ec2, s3, bucket, monkeypatch):
+    import preflight
+    looked_up = []
+    monkeypatch.setattr(preflight, "newest_ubuntu", lambda client: looked_up.append(1) or "ami-0aaaaaaaaaaaaaaaa")
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    args = ["--region", REGION, "--state-bucket", bucket, "--now", "2030-01-01T12:00:00Z", "record", "--dispatch", name,
+            "--matrix-json", json.dumps(matrix(name, 4)), "--profile", "full", "--instance-type", "c6a.4xlarge",
+            "--commit", "0" * 40, "--publish", "yes"]
+    assert dispatch.main(args, s3=s3, ec2=ec2, pricing=pricing_client(0.6120000000)) == 0
+    plan = dispatch.get_json(s3, bucket, f"runs/dispatches/{name}/plan.json")
+    assert plan["ami_id"] == "ami-0aaaaaaaaaaaaaaaa" and looked_up == [1]
+    assert plan["price"]["usd_per_hour"] == 0.612 and plan["price"]["price_date"] == "2030-01-01"
+    assert plan["price"]["price_source"].startswith("AWS Price List API")
+    # a newer image published while the shares wait changes nothing: each launch takes the recorded one
+    monkeypatch.setattr(preflight, "newest_ubuntu", lambda client: "ami-0bbbbbbbbbbbbbbbb")
+    first = dispatch.tick(s3, ec2, Quotas(480), bucket, 2, NOW, only=name)
+    booted = [boot(ec2, s3, bucket, e)[0] for e in first["launch"]]
+    ec2.terminate_instances(InstanceIds=booted[:1])
+    later = dispatch.tick(s3, ec2, Quotas(480), bucket, 2, NOW + timedelta(minutes=10), only=name)
+    assert {e["ami_id"] for e in first["launch"] + later["launch"]} == {"ami-0aaaaaaaaaaaaaaaa"} and later["launch"]
+
+
+def test_a_failed_price_lookup_is_recorded_with_its_reason_and_a_bad_ami_refused(ec2, s3, bucket, capsys):
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    args = ["--region", REGION, "--state-bucket", bucket, "record", "--dispatch", name, "--matrix-json", json.dumps(matrix(name, 1)),
+            "--profile", "full", "--instance-type", "c6a.4xlarge", "--commit", "0" * 40, "--publish", "yes"]
+    assert dispatch.main(args + ["--ami-id", "ami-0123456789abcdef0"], s3=s3, ec2=ec2, pricing=pricing_client(None)) == 0
+    price = dispatch.get_json(s3, bucket, f"runs/dispatches/{name}/plan.json")["price"]
+    assert price["usd_per_hour"] is None and "ThrottlingException" in price["reason"]
+    capsys.readouterr()
+    assert dispatch.main(args + ["--ami-id", "ubuntu"], s3=s3, ec2=ec2, pricing=pricing_client(0.612)) == 2
+    assert "--ami-id 'ubuntu': expected an AMI id like ami-0123456789abcdef0" in capsys.readouterr().err
 
 
 def test_a_box_that_never_started_or_expired_is_terminated_at_once_and_keeps_its_verdict(ec2, s3, bucket):

@@ -79,7 +79,11 @@ def test_collect_of_a_dispatch_costs_validates_and_reports_a_box_that_never_star
         s3.create_bucket(Bucket=bucket)
     shares = [{"study": "vm", "systems": "postgresql", "workloads": "", "variants": "", "run_id": COMMITTED_RUN, "max_minutes": 60},
               {"study": "vmtwo", "systems": "postgresql", "workloads": "", "variants": "", "run_id": f"{name}-vmtwo", "max_minutes": 60}]
-    dispatch.record(s3, state, name, shares, {"profile": "quick", "instance_type": "c6a.4xlarge", "commit": "0" * 40, "publish": "yes"})
+    # the price the dispatch looked up when recorded (ec2_price.lookup), not the table's 0.612
+    listed = {"usd_per_hour": 0.5, "price_date": "2026-11-23", "price_source": "AWS Price List API (pricing:GetProducts, AmazonEC2)",
+              "instance_type": "c6a.4xlarge", "region": REGION}
+    dispatch.record(s3, state, name, shares, {"profile": "quick", "instance_type": "c6a.4xlarge", "commit": "0" * 40, "publish": "yes",
+                                              "price": listed})
     ami = ec2.describe_images()["Images"][0]["ImageId"]
     now = datetime.now(timezone.utc)
     for share, started in ((shares[0], True), (shares[1], False)):
@@ -111,7 +115,8 @@ def test_collect_of_a_dispatch_costs_validates_and_reports_a_box_that_never_star
     matrix = json.loads((tmp_path / "collected" / "matrix.json").read_text())
     assert [m["outcome"] for m in matrix] == ["done", "never started"]
     manifest = json.loads((tmp_path / "collected" / COMMITTED_RUN / "run" / "manifest.json").read_text())
-    assert manifest["cost"]["billed_seconds"] == 1500 and manifest["cost"]["usd"] is not None
+    assert manifest["cost"]["billed_seconds"] == 1500 and manifest["cost"]["usd"] == round(0.5 * 1500 / 3600, 4)
+    assert manifest["cost"]["usd_per_hour"] == 0.5 and manifest["cost"]["price_source"].startswith("AWS Price List API")
     placed = subprocess.run([sys.executable, str(SCRIPTS / "place_runs.py"), "--incoming", "collected", "--matrix-json", json.dumps(matrix),
                              "--runs-dir", "runs", "--body", "body.md", "--github-output", "place"], cwd=tmp_path, capture_output=True, text=True)
     assert placed.returncode == 0, placed.stderr

@@ -82,3 +82,24 @@ def test_cost_from_the_done_marker(tmp_path):
                              "--instance-type", "c6a.4xlarge", "--done", str(done)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["usd"] == 0.612
+
+
+def test_the_price_the_dispatch_looked_up_is_used_when_it_is_for_this_region_and_type(tmp_path):
+    done = tmp_path / "done.json"
+    done.write_text(json.dumps({"status": "ok", "duration_s": 3600}))
+    listed = tmp_path / "price.json"
+
+    def cost(**price):
+        listed.write_text(json.dumps(price))
+        result = subprocess.run([sys.executable, str(SCRIPTS / "run_cost.py"), "--region", "us-east-1", "--instance-type", "c6a.4xlarge",
+                                 "--done", str(done), "--listed-price", str(listed)], capture_output=True, text=True, timeout=30)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    looked_up = cost(usd_per_hour=0.5, price_date="2030-01-01", price_source="AWS Price List API", region="us-east-1",
+                     instance_type="c6a.4xlarge")
+    assert (looked_up["usd"], looked_up["price_date"], looked_up["price_source"]) == (0.5, "2030-01-01", "AWS Price List API")
+    # a lookup that failed, or one for another type, leaves the dated table's price
+    for other in ({"usd_per_hour": None, "reason": "price lookup failed"},
+                  {"usd_per_hour": 1.0, "region": "us-east-1", "instance_type": "c6a.8xlarge"}):
+        assert cost(**other)["usd"] == 0.612
