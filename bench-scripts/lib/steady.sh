@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Steady-state warm-up for tools we do not write ourselves (issue 18). Sourced, not a verb.
+# Steady-state warm-up for tools we do not write ourselves. Sourced, not a verb.
 #
 # A fixed warm-up is not evidence of a steady state (Barrett et al., "Virtual Machine Warmup Blows
 # Hot and Cold", OOPSLA 2017; JMH warms up in iterations). The rule, the same as our Go load

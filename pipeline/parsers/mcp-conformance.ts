@@ -2,7 +2,7 @@ import { ParseError } from "../lib/errors.ts";
 import type { Measurement } from "../lib/records.ts";
 import { parseJson } from "./json-output.ts";
 
-// The conformance workload of the MCP studies (issue 22): stdout is the report of
+// The conformance workload of the MCP studies: stdout is the report of
 // bench-scripts/studies/mcp-servers/suite-conformance, which ran the official suite
 // (@modelcontextprotocol/conformance) scenario by scenario against one server. Records carry numbers
 // only, so each scenario is one record conformance_<scenario> (1 = passed, 0 = failed; a hung scenario

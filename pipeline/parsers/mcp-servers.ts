@@ -182,7 +182,7 @@ function addResources(r: Report, cellDir: string, add: Add): void {
     const v = perK(cpu);
     if (v !== null) add(`${name}_cpu_per_1k_calls`, v, "s");
   }
-  // No server_cpu_util here (issue 18): the server's CPU utilisation is the runner's cpu_util, which
+  // No server_cpu_util here: the server's CPU utilisation is the runner's cpu_util, which
   // now covers the same measured window (mcp-load --mark-dir, measure.py --k6-window touch the
   // markers); two figures of one quantity were published before (0.48-1.18x apart: the runner's
   // covered the whole cell). measure.py's server CPU stays as CPU per 1,000 calls.

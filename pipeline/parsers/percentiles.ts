@@ -1,6 +1,6 @@
 import type { Measurement } from "../lib/records.ts";
 
-// When a percentile may be published (issue 18). A percentile p is emitted only when its sample
+// When a percentile may be published. A percentile p is emitted only when its sample
 // has at least 10 / (1 - p) observations, i.e. at least 10 observations lie beyond it:
 //   p50 ≥ 20, p90 ≥ 100, p95 ≥ 200, p99 ≥ 1,000, p99.9 ≥ 10,000.
 // Below that the "percentile" is one of the few largest values (a p99.9 from 500 calls is the

@@ -85,7 +85,7 @@ export function parsePgbench(stdout: string, cellDir?: string): Measurement[] {
       for (const p of [50, 95, 99])
         if (publishable(`p${p}`, l.length)) add(`latency_p${p}`, percentileSorted(l, p), "ms");
       // No latency_min: the log has whole microseconds and its minimum is often 0.000 ms, an artefact
-      // of the resolution, not a figure (issue 9).
+      // of the resolution, not a figure.
       add("latency_max", l[l.length - 1], "ms");
     }
   }

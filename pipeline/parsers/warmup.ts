@@ -4,7 +4,7 @@ import { ParseError } from "../lib/errors.ts";
 import type { Measurement } from "../lib/records.ts";
 import { parseJson } from "./json-output.ts";
 
-// The steady-state warm-up of a cell (issue 18) as two record metrics:
+// The steady-state warm-up of a cell as two record metrics:
 //   warmup_s  (s)      the warm-up the cell took before its measured window
 //   steady    (count)  1 = successive windows' throughputs agreed within the tolerance before the
 //                      bound, 0 = the bound (WARMUP_MAX) was hit and the cell was measured anyway

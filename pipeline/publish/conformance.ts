@@ -4,7 +4,7 @@ import { readReport, type Report } from "../parsers/mcp-conformance.ts";
 import { cellIdentity } from "../lib/servers.ts";
 import type { ManifestLike } from "./provenance.ts";
 
-// ---- conformance (issue 22): records carry 1/0 per scenario only; each failure's message, the suite's
+// ---- conformance: records carry 1/0 per scenario only; each failure's message, the suite's
 // version and the spec revisions checked stay in the cell folder (conformance.json, else stdout.txt, the
 // report of mcp-servers/suite-conformance). conformance.json gives the site one entry per ok cell.
 export interface ConformanceScenario {

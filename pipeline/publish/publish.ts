@@ -191,7 +191,7 @@ async function writeParquet(csvFile: string, parquetFile: string): Promise<boole
 }
 
 // Figures found to be measurement artefacts after they were recorded: kept in data/runs (never rewritten),
-// left out of what the site and Explore publish, with the reason (issue 9).
+// left out of what the site and Explore publish, with the reason.
 export const WITHDRAWN: Array<{ match: (r: ResultRecord) => boolean; why: string }> = [
   {
     match: (r) => r.source === "measured" && r.workload.startsWith("pgbench") && r.metric === "latency_min",

@@ -1,4 +1,4 @@
-// Small enough to read at once (issue 19): no file in pipeline/ or site/src/ over 400 lines, no function
+// Small enough to read at once: no file in pipeline/ or site/src/ over 400 lines, no function
 // in pipeline/ over 80 lines, counted on the committed files as Biome formats them (120 columns).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

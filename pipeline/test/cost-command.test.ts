@@ -1,4 +1,4 @@
-// `samebox cost`: the cloud's cost goes into manifest.json through the pipeline, its one writer (issue 19).
+// `samebox cost`: the cloud's cost goes into manifest.json through the pipeline, its one writer.
 import assert from "node:assert/strict";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// Issue 22's own checks (bench-scripts/studies/mcp-servers/own_checks.py) and the revision negotiation,
+// The own checks (bench-scripts/studies/mcp-servers/own_checks.py) and the revision negotiation,
 // run through suite-conformance against stub servers in this process.
 import { test } from "node:test";
 import { spawnSync } from "node:child_process";

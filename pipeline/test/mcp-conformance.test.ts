@@ -22,7 +22,7 @@ import { parse, scenarioMetric } from "../parsers/mcp-conformance.ts";
 import { parserFor } from "../parsers/index.ts";
 import { ParseError } from "../lib/errors.ts";
 
-// Issue 22: the official MCP conformance suite (@modelcontextprotocol/conformance) on the servers the
+// the official MCP conformance suite (@modelcontextprotocol/conformance) on the servers the
 // MCP studies measure. Fixtures are real cells captured from dev runs of the conformance workload
 // (fixtures/raw/mcp-conformance/<system>/stdout.txt). The end-to-end tests start stub servers in this
 // process and run bench-scripts/studies/mcp-servers/suite-conformance against them.

@@ -192,7 +192,7 @@ test("a resources.json without a window gives no resource metrics (never made-up
   }
 });
 
-// Issue 18: measure.py's window end was cut short when the tool exited within a sampling interval of
+// measure.py's window end was cut short when the tool exited within a sampling interval of
 // it (85 of 164 cells); it now samples once more after the tool exited, so the end is interpolated.
 test("measure.py: the window's end is not cut short when the tool exits right after it", async () => {
   const { spawn, spawnSync } = await import("node:child_process");

@@ -159,7 +159,7 @@ test("bad output gives a ParseError that says what was expected", () => {
   }
 });
 
-// Issue 18: the percentile rule, the steady-state warm-up and dropped arrivals.
+// the percentile rule, the steady-state warm-up and dropped arrivals.
 test("percentile rule: p is published only from at least 10/(1-p) calls, never a p99.9 from 500", async () => {
   const { minSampleFor } = await import("../parsers/percentiles.ts");
   assert.deepEqual([50, 90, 95, 99, 99.9].map(minSampleFor), [20, 100, 200, 1000, 10000]);

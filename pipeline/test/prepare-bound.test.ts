@@ -68,7 +68,7 @@ function referenceRun(
   );
 }
 
-// Issue 20 item 9: the full profile's mcp-db prepare (MCPDB_SCALE 1, 25.6 M rows twice) projects far past the
+// the full profile's mcp-db prepare (MCPDB_SCALE 1, 25.6 M rows twice) projects far past the
 // default bound (4 x 300 s); on the box it timed out. The bound comes from the same projection as the estimate.
 test("the full profile's mcp-db prepare gets the estimate's projection x the margin; a system whose setup fits keeps the default", () => {
   const plan = planRun({ profile: "full", studies: ["mcp-db"] });

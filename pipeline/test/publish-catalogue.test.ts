@@ -1,4 +1,4 @@
-// A study is its folder, and a run keeps the catalogue it ran with (issue 19): the runner copies each
+// A study is its folder, and a run keeps the catalogue it ran with: the runner copies each
 // study's study.json and claims.json into the run folder when the run starts (snapshotCatalogue), and
 // publish hands the site, per run and study, the claims that run ran with (runCatalogues); a run from
 // before snapshots gets the study folder's claims and says so. The catalogue publish writes carries the

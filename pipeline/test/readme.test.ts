@@ -1,6 +1,6 @@
 // The README is a new user's only guide: every path it names exists, every command and option it
 // shows is one the CLI accepts, its study table lists exactly the study folders, and the test suites
-// it points at exist. (Issue 21 found "built to dist/" where the site is built to site/dist/.)
+// it points at exist (a README once said "built to dist/" where the site is built to site/dist/).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";

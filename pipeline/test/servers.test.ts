@@ -1,4 +1,4 @@
-// The server dimension (issue 19 item 3): mcp-db's records carry the MCP server and the schema state apart
+// The server dimension: mcp-db's records carry the MCP server and the schema state apart
 // (server faucet, variant indexed) instead of variant faucet-indexed; runs from before the column are read
 // with both derived, and their folders are never rewritten.
 import { test } from "node:test";

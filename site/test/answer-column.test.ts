@@ -1,4 +1,4 @@
-// The answer column of a wide table is visible without scrolling sideways, at 1280 and at 390 px (issue 21:
+// The answer column of a wide table is visible without scrolling sideways, at 1280 and at 390 px (
 // OLTP's "Best pick", the reproduce page's "Verdict" and the diff page's "Later" values were off-screen; a
 // diff page's folded tables are opened before measuring).
 import { test, before, after } from "node:test";

@@ -1,4 +1,4 @@
-// Accessibility (issue 21): axe-core (Deque's rule engine, pinned in package.json) finds no WCAG 2.x A/AA
+// Accessibility: axe-core (Deque's rule engine, pinned in package.json) finds no WCAG 2.x A/AA
 // violation on the home page, a study page, a reproduce page, the board and Explore (after its first result),
 // at 1280 and 390 px. Earlier audits found Plot's aria-label on <g> elements (aria-prohibited-attr) and a
 // sideways-scrolling table the keyboard could not reach (scrollable-region-focusable).

@@ -1,4 +1,4 @@
-// The results board's machine, run and metric selectors (issue 21: "selectors for study, machine, run, metric …,
+// The results board's machine, run and metric selectors ("selectors for study, machine, run, metric …,
 // all in the URL"): /board/<study>/ links every run that measured the study (/board/<study>/<run>/) and
 // each selectable metric of the featured run (/board/<study>/metric/<metric>/); each linked page shows
 // that run (named) and that metric in every row, its medians equal a recomputation from records.json,

@@ -1,4 +1,4 @@
-// The results board (issue 21): for every study with a measured run, /board/<study>/ (and /board/ across
+// The results board: for every study with a measured run, /board/<study>/ (and /board/ across
 // studies) shows systems as columns and workloads as rows; each cell's median, ratio to the row's best and
 // colour band equal a recomputation from the featured run's records; the study is chosen by the URL; the
 // page ships no script file (only board-selectors' inline workload filter); cells without a figure carry the manifest's status.

@@ -1,4 +1,4 @@
-// Chart text and contrast (issue 21): at 1280 and 390 px no chart text renders smaller than 11 px (charts
+// Chart text and contrast: at 1280 and 390 px no chart text renders smaller than 11 px (charts
 // scaled down to the column gave 4.6–5.2 px text at 390 and 8.6 px on the home cards at 1280; a chart
 // wider than its column now scrolls inside its figure, which the keyboard can reach), and every system
 // colour drawn in a chart has at least 3:1 contrast against the page background (WCAG 1.4.11, non-text

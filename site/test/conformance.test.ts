@@ -1,4 +1,4 @@
-// Issue 22 on the site: the mcp-servers and mcp-db study pages show, beside the throughput figures, each
+// Protocol conformance on the site: the mcp-servers and mcp-db study pages show, beside the throughput figures, each
 // server's conformance to the official MCP suite (workload `conformance`, records conformance_<scenario>
 // 1/0): passed / applicable from the study's featured run when it ran the suite, else from the newest run
 // that did, naming that run; each failing scenario by name with the suite's message (from the cell folder,
@@ -199,7 +199,7 @@ test("mcp-servers page: a server failing a conformance scenario is flagged where
     );
 });
 
-// samebox's own checks and the negotiated revision (issue 22 items 2 and 6): own checks are listed with
+// samebox's own checks and the negotiated revision: own checks are listed with
 // the suite's scenarios but marked as samebox's; the revision each server answered per client revision
 // is a table whose cells equal the reports' "negotiated".
 interface Negotiated {

@@ -1,4 +1,4 @@
-// Long pages made navigable (issue 21: the analytical page was ~50,000 px long with 60 sections and no
+// Long pages made navigable (the analytical page was ~50,000 px long with 60 sections and no
 // contents): every study page opens with "On this page", a link to each of its h2 sections (and the h3s
 // under them); every link's target exists once on the page, and following one scrolls to it. No script.
 import { test, before, after } from "node:test";

@@ -226,7 +226,7 @@ test("every request stayed on the site's origin, wasm included, with no console 
   assert.deepEqual(rec.consoleErrors, []);
 });
 
-// Speed (issue 21): the head's inline script starts DuckDB's worker and the wasm's compile before the page's
+// Speed: the head's inline script starts DuckDB's worker and the wasm's compile before the page's
 // own script runs; the default preset's live result is read from results-latest.arrow.gz (the latest run
 // of each study) while results.arrow.gz is still on its way, and it is the same result as over every record.
 test("the first live result comes from the latest runs' rows before every record is in, equals the result over every record, and each step is reported", async () => {

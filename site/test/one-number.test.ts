@@ -1,4 +1,4 @@
-// One comparison, one number — or both explained side by side (issue 21): PostgreSQL vs MariaDB
+// One comparison, one number — or both explained side by side: PostgreSQL vs MariaDB
 // read-write was 1.59× on /reproduce/oltp/ (ratio of means) and 2.83× on /studies/oltp/ (medians), neither
 // pointing at the other. Now each verdict row prints the same run's ratio of medians (recomputed here from
 // records) with a link to the study page, and the oltp decision table prints the verdict's ratio beside its own.

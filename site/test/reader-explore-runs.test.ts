@@ -1,5 +1,5 @@
 // Explore compares one run per study: the latest measured run of each study, matched by (run_id, study),
-// plus a run the reader drops, matched by its own source. Issue 21: a dropped file carrying one of our
+// plus a run the reader drops, matched by its own source. A dropped file carrying one of our
 // older run ids pulled that run's measured rows into "ours" (MariaDB oltp_insert n=3 became n=6), and a
 // multi-study run that was latest for one study brought its other studies along.
 import { test, before, after } from "node:test";

@@ -1,5 +1,5 @@
 // Explore's score: changing the metric ticks every system of the new metric except those the reader unticked
-// (issue 21: only the previous metric's ticked systems stayed ticked, so a metric measured on other systems
+// (only the previous metric's ticked systems stayed ticked, so a metric measured on other systems
 // gave a 1-row ranking).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";

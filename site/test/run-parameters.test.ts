@@ -1,6 +1,6 @@
 // The study page's parameters table shows what its featured run used, from the run's manifest
 // (config.studies[<study>].env, and THREADS = the run's concurrency), not only the profile defaults
-// (issue 21: DURATION 60 and 10 × 100,000 rows were shown beside a quick run of 3 s and 4 × 25,000).
+// (DURATION 60 and 10 × 100,000 rows were shown beside a quick run of 3 s and 4 × 25,000).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { parseHTML } from "linkedom";

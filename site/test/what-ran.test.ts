@@ -1,4 +1,4 @@
-// The site shows what ran, never a re-rendering (issue 8 item 4): every what-ran file a cell folder of
+// The site shows what ran, never a re-rendering: every what-ran file a cell folder of
 // a study's featured run kept (command.txt, sql/*.sql, args.json, ...) must appear on the study page,
 // under its workload and naming its system and variant, byte for byte; a long one as its first lines
 // plus a link whose download is the file byte for byte. And nothing else is shown as what ran: every

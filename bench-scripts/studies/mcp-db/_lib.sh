@@ -16,7 +16,7 @@ MCPDB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MCPDB_SERVERS_DIR="$MCPDB_DIR/servers"
 MCPDB_STATE="$SAMEBOX_STATE/mcp-db"
 MCPDB_BIN="$MCPDB_STATE/bin"
-# toolboxsafe: MCP Toolbox with --allowed-hosts 127.0.0.1,localhost (issue 22: Toolbox's default '*'
+# toolboxsafe: MCP Toolbox with --allowed-hosts 127.0.0.1,localhost (Toolbox's default '*'
 # fails dns-rebinding-protection; the study measures both to show what safety costs).
 MCPDB_SERVERS=(faucet dbhub toolbox toolboxsafe)
 # The Go drivers mcpdb-direct links (tools/internal/rows): a system whose drivers.go is another

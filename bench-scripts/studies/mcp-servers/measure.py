@@ -13,7 +13,7 @@ window's ends) and the server's RSS average and peak over the samples inside it.
 stdout of CMD goes to DIR/load.json, stderr to DIR/load.stderr (first lines also to ours).
 Exit status = CMD's (124 when it ran past --timeout and was killed).
 
-The window's end is never cut short (issue 18): the tool exits within a sampling interval of its
+The window's end is never cut short: the tool exits within a sampling interval of its
 window's end, so the last sample taken while it ran was often before that end and the CPU of the
 last up-to-0.25 s (more on a busy box) was missing (85 of 164 mcp-load cells). One more sample is
 taken after the tool exited (the server, Redis and the api-service still run; the load

@@ -1,4 +1,4 @@
-"""samebox's own MCP checks the official suite lacks (issue 22, items 2 and 6), run by suite-conformance.
+"""samebox's own MCP checks the official suite lacks, run by suite-conformance.
 
 - invalid-arguments-rejected: for every tool the server lists, a call whose arguments violate the
   tool's input schema must come back as an error: one typed property given the wrong JSON type (a

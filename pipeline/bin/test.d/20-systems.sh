@@ -78,7 +78,7 @@ for name in sorted(os.listdir(systems_dir)):
     assert s["kind"] in ("server", "embedded", "external"), f"{name}: kind {s['kind']}"
     for v in verbs:
         assert os.access(os.path.join(d, v), os.X_OK), f"{name}/{v} missing or not executable"
-    # issue 8: a system says what it can do; nobody lists systems
+    # a system says what it can do; nobody lists systems
     assert "sysbench_driver" not in s, f"{name}: sysbench_driver (now drivers.sysbench)"
     if "sysbench" in s.get("capabilities", []):
         assert s["drivers"]["sysbench"] in ("pgsql", "mysql"), f"{name}: drivers.sysbench"
@@ -277,7 +277,7 @@ for s in postgresql mariadb; do
   t "  $s: sbtest1 is gone" bash -c '! "$@"' _ count_is "$s" "$SB_TABLE_SIZE"
 done
 
-# ---- a copy of the postgresql folder is a second system (issue 8) ------------------------------
+# ---- a copy of the postgresql folder is a second system ------------------------------
 # A private bench-scripts tree (copies of lib/, studies/oltp/, systems/postgresql/) with the folder
 # copied to a new name whose system.json has another port and nothing else edited: it runs beside
 # the original (own state dir, own port; SAMEBOX_PG_PORT stays the original's) and runs oltp.

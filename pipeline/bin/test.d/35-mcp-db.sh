@@ -133,7 +133,7 @@ err=$(VARIANT=nope-baseline bash "$study/run" postgresql point_reads 2>&1 >/dev/
 [[ "$err" == *"valid: faucet-baseline"* ]] && ok "unknown server names the valid variants" || bad "unknown server error: $err"
 err=$(MCPDB_DIRECT_TIMING=no VARIANT=faucet-indexed bash "$study/run" sqlite point_reads 2>&1 >/dev/null); rc=$?
 [[ $rc -eq 2 && "$err" == *"MCPDB_DIRECT_TIMING must be 0 or 1"* ]] && ok "a bad MCPDB_DIRECT_TIMING names the valid values (exit 2)" || bad "MCPDB_DIRECT_TIMING error: exit $rc: $err"
-# MCPDB_VARIANT_WORKLOADS (issue 22: full runs toolboxsafe on point_reads on sqlite only).
+# MCPDB_VARIANT_WORKLOADS (full runs toolboxsafe on point_reads on sqlite only).
 err=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=point_reads@" VARIANT=toolboxsafe-indexed bash "$study/run" sqlite point_reads 2>&1 >/dev/null)
 [[ "$err" == *"valid: variant=workload[,workload][@system[,system]]"* ]] && ok "a malformed MCPDB_VARIANT_WORKLOADS names the valid form" || bad "MCPDB_VARIANT_WORKLOADS error: $err"
 out=$(MCPDB_VARIANT_WORKLOADS="toolboxsafe-indexed=conformance toolboxsafe-indexed=point_reads@postgresql" VARIANT=toolboxsafe-indexed bash "$study/run" sqlite point_reads 2>&1); rc=$?

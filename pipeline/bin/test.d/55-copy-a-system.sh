@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite: adding a system is copying one folder (issue 8). In a private copy of bench-scripts/ the
+# Suite: adding a system is copying one folder. In a private copy of bench-scripts/ the
 # postgresql folder is copied under a new name; only the copy's system.json changes (name, label and
 # another port). Nothing else in the tree is edited (checked file by file). A private profile takes the
 # ci profile of every study whose needs the copy meets (asked of the catalog: capabilities and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite: adding a study is copying one folder (issue 19), as 55 proves it for a system. In a private
+# Suite: adding a study is copying one folder, as 55 proves it for a system. In a private
 # copy of bench-scripts/ and of the profiles, the oltp study folder is copied under a new name; inside
 # the copy only study.json's name and title change, and outside it only the ci profile gains an entry
 # for it (checked file by file: the count is the README's). Then the real CLI plans it (the same cells

@@ -1,4 +1,4 @@
-// The results board (issue 21): one table per study with systems as columns and workloads as rows, from
+// The results board: one table per study with systems as columns and workloads as rows, from
 // the study's featured run, built at build time. Each cell holds the median of the workload's headline
 // metric with its 95 % interval, and its ratio to the best cell of the row (≥ 1, 1 = best), banded for the
 // colour; a cell whose interval overlaps the best one's (or, below 2 repetitions, whose range does) is

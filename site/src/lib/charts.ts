@@ -29,7 +29,7 @@ export function colorScale(systems: string[]): {
 type Axis = Plot.ScaleOptions | undefined;
 
 /**
- * Axis defaults every chart gets (issue 21): Plot sets a bottom axis title marginBottom − 3 px below the
+ * Axis defaults every chart gets: Plot sets a bottom axis title marginBottom − 3 px below the
  * axis, which at its default 30 px margin lands on the tick labels, and a top-left y title likewise over the
  * top tick; log axes default to d3's SI format, which prints 0.2 as "200m". Log ticks keep d3's thinning
  * (a string or function tickFormat still goes through the log scale's own tickFormat) with plain numbers.

@@ -1,4 +1,4 @@
-// One comparison, two summaries, side by side (issue 21): a claim's verdict (reproduce pages) takes the
+// One comparison, two summaries, side by side: a claim's verdict (reproduce pages) takes the
 // geometric mean of the paired per-repetition ratios (pipeline/lib/verdicts.ts), while the study pages
 // rank systems by the median over repetitions. Both are right for their purpose but differ, so each
 // page prints the other's figure beside its own, computed from the same run's records here.

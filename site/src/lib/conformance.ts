@@ -1,4 +1,4 @@
-// Protocol conformance of the MCP servers (issue 22): the official suite (@modelcontextprotocol/conformance)
+// Protocol conformance of the MCP servers: the official suite (@modelcontextprotocol/conformance)
 // runs as workload `conformance` in the mcp-servers and mcp-db studies. Records carry 1 (passed) / 0
 // (failed) per scenario as conformance_<scenario>, plus conformance_passed and conformance_applicable;
 // each failure's message, the suite's version and the spec revisions come from the cell folders through
@@ -234,7 +234,7 @@ export function shortConformance(row: ConformanceRow | undefined): string {
   return `${row.passed}/${row.applicable}${row.failed.length ? ` · fails ${row.failed.map((f) => f.scenario).join(", ")}` : " passed"}`;
 }
 
-// ---- safety against speed (issue 22 item 4): a server run both its default way and its safe way
+// ---- safety against speed: a server run both its default way and its safe way
 // (mcp-db: toolbox = Toolbox's default allowed hosts '*', toolboxsafe = --allowed-hosts 127.0.0.1,localhost).
 // Each pair is [default server, safe server], as the mcp-db records' server field names them.
 export const SAFE_PAIRS: ReadonlyArray<readonly [string, string]> = [["toolbox", "toolboxsafe"]];

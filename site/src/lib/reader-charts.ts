@@ -10,7 +10,7 @@ import { serverVariantLabel as label } from "../../../pipeline/lib/servers.ts";
 
 const LABEL_MAX = 44;
 /**
- * Readable y labels for the verdict charts (issue 21: the home cards showed claim ids such as
+ * Readable y labels for the verdict charts (the home cards showed claim ids such as
  * correlated-subquery-duckdb-over-postgresql): "DuckDB ÷ PostgreSQL, <workload> <metric>", at most
  * LABEL_MAX characters (…), made unique with " (n)" where two claims would read alike.
  */

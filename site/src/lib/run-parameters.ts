@@ -1,6 +1,6 @@
 // The parameters table of a study page: what the featured run itself used (its manifest's
 // config.studies[<study>]: env and concurrency), beside samebox's default and the published study's
-// value (studies.json). Issue 21: the table showed only the full profile's values (DURATION 60,
+// value (studies.json). Without it the table would show only the full profile's values (DURATION 60,
 // 10 × 100,000 rows) beside a quick run that used 3 s and 4 × 25,000.
 import type { RunManifest, Study } from "./data.ts";
 

@@ -61,7 +61,7 @@ export const PAGE_BACKGROUND = "#ffffff";
 /** MIN_CONTRAST is WCAG 1.4.11's for graphical objects. */
 export const MIN_CONTRAST = 3;
 /**
- * HEX, or the same hue scaled towards black just enough to reach MIN_CONTRAST against the page (issue 21:
+ * HEX, or the same hue scaled towards black just enough to reach MIN_CONTRAST against the page (
  * Bun's gold, Go's cyan and Spring's green were 2.4–2.6:1 on white). A colour that already passes is returned as is.
  */
 export function readable(hex: string): string {

@@ -62,7 +62,7 @@ function buildScoreControls() {
 }
 
 // Systems the reader unticked (or the URL left out): kept unticked across metrics, while every other system of a
-// newly chosen metric is ticked (issue 21: ticking only the previous metric's systems left a 1-row ranking).
+// newly chosen metric is ticked (ticking only the previous metric's systems left a 1-row ranking).
 const untickedSystems = new Set<string>();
 
 /** Systems and workloads that have the metric; checked = the URL's choice (when given) plus any new '(yours)' system; else every system not unticked. */

@@ -1,7 +1,7 @@
 // Explore page: DuckDB-WASM over the results (results.arrow.gz, else results.csv), a CodeMirror SQL editor, result table + Plot chart,
 // the query kept in the URL (?q=), CSV download, the reader's own run (dropped file, checked here
 // against the record schema, never uploaded), and the tunable relative score (state in the URL).
-// Speed (issue 21): the head's inline script starts DuckDB's worker, the wasm's streaming compile (gzip'd,
+// Speed: the head's inline script starts DuckDB's worker, the wasm's streaming compile (gzip'd,
 // compiled as it downloads, on the page's thread while the worker loads its script) and the data's
 // download before this script runs (wasm-worker.ts); the data is an Arrow IPC stream (no CSV parse),
 // first only the latest run of each study (results-latest.arrow.gz, the rows the default preset reads:

@@ -1,6 +1,6 @@
 package main
 
-// The conformance-client mode (issue 22): the official MCP conformance suite
+// The conformance-client mode: the official MCP conformance suite
 // checks clients by starting its own test server and running
 //
 //	conformance client --command 'mcp-load --conformance-client' --scenario initialize|tools_call
