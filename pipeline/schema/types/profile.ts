@@ -7,7 +7,27 @@
  */
 export interface Profile {
   name: string;
+  /**
+   * what the profile is for, in a few lines; the reasons behind its parameters are in pipeline/profiles/README.md
+   */
   description: string;
+  /**
+   * the committed run that timed this profile as it is now
+   */
+  measured?: {
+    /**
+     * its run id (data/runs/<run>)
+     */
+    run: string;
+    /**
+     * its wall time, start to end
+     */
+    minutes: number;
+    /**
+     * the host and load it ran under
+     */
+    conditions: string;
+  };
   repetitions: number;
   /**
    * the whole run's wall time (from its start) that claim-driven repetitions may not push it past: a study's next added repetition runs only when its expected time fits before this limit as well as in the study's budget_s; the base repetitions always run
