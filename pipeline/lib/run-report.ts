@@ -13,7 +13,7 @@ import type { Claim, ResultRecord, RunManifest } from "../schema/types.ts";
 import { cellProbesMs } from "../runner/host-speed.ts";
 import { median } from "./stats.ts";
 import { noiseGuardSummary } from "./noise-guard-summary.ts";
-import { VERDICTS, claimHasWorkload, fmtRatio, pairedSamples, type Verdict } from "./verdicts.ts";
+import { VERDICTS, claimHasWorkload, claimRegion, fmtRatio, pairedSamples, type Verdict } from "./verdicts.ts";
 import { belowScale, countedRecords, judgeFromRun, studyEnvOf } from "./claim-run.ts";
 
 interface ReportCell {
@@ -89,8 +89,13 @@ function readRun(dir: string): { m: ReportManifest; records: ResultRecord[] } {
   return { m, records };
 }
 
-function kindText(c: Claim): string {
-  if (c.kind === "size" && c.size) return `size ${c.size.ratio}× ±${c.size.tolerance}`;
+/** The claim's kind as the report's "kind" column prints it. */
+export function claimKindText(c: Claim): string {
+  // The band as the rule reads it (×/÷ 1 + tolerance around the ratio), not "±tolerance", which reads as an absolute margin.
+  if (c.kind === "size" && c.size) {
+    const { lo, hi } = claimRegion(c);
+    return `size about ${fmtRatio(c.size.ratio)}: ${fmtRatio(lo)}–${fmtRatio(hi)}`;
+  }
   if (c.kind === "threshold" && c.threshold)
     return `threshold ${c.threshold.min !== undefined ? `≥ ${c.threshold.min}×` : `≤ ${c.threshold.max}×`}`;
   return "ordering";
@@ -104,7 +109,7 @@ function claimRow(c: Claim, study: string, m: ReportManifest, counted: ResultRec
     c,
   );
   const j = judgeFromRun(c, study, m, samples);
-  const base = { id: c.id, kind: kindText(c), seed };
+  const base = { id: c.id, kind: claimKindText(c), seed };
   const small = samples.length ? belowScale(c, studyEnvOf(m, study), j) : undefined;
   if (small) return { ...base, ours: small.ratio, verdict: small.verdict, n: 0, why: small.why };
   const why = j.verdict === "not measured" ? `${j.why}${missingCells(c, study, m)}` : j.why;
