@@ -95,24 +95,3 @@ resource "aws_instance" "box" {
 
   tags = merge(local.tags, { Name = "${var.project}-${var.run_id}" })
 }
-
-# The box's end on AWS's side: a one-time EventBridge Scheduler schedule terminates it at expires_at,
-# whatever happens to GitHub's cron, OIDC or the box itself (its own `shutdown -h` arms first; the
-# reaper is the third line). The run's `terraform destroy` removes the schedule with the box.
-resource "aws_scheduler_schedule" "expiry" {
-  #checkov:skip=CKV_AWS_297:The schedule holds one instance id and a role ARN, nothing secret; AWS-owned encryption suffices, and a customer key would add a KMS key and its cost to the bootstrap.
-  name                         = substr("${var.project}-${var.run_id}", 0, 64)
-  group_name                   = var.project
-  schedule_expression          = "at(${trimsuffix(var.expires_at, "Z")})"
-  schedule_expression_timezone = "UTC"
-
-  flexible_time_window {
-    mode = "OFF"
-  }
-
-  target {
-    arn      = "arn:aws:scheduler:::aws-sdk:ec2:terminateInstances"
-    role_arn = var.expiry_role_arn
-    input    = jsonencode({ InstanceIds = [aws_instance.box.id] })
-  }
-}

@@ -226,13 +226,3 @@ variable "subnet_id" {
     error_message = "subnet_id must be empty (default VPC) or a subnet id like subnet-0123456789abcdef0."
   }
 }
-
-variable "expiry_role_arn" {
-  type        = string
-  description = "The role EventBridge Scheduler terminates the box with at expires_at (bootstrap output SAMEBOX_EXPIRY_ROLE_ARN)."
-
-  validation {
-    condition     = can(regex("^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$", var.expiry_role_arn))
-    error_message = "expiry_role_arn must be an IAM role ARN (arn:aws:iam::<account>:role/<name>), the bootstrap output SAMEBOX_EXPIRY_ROLE_ARN."
-  }
-}

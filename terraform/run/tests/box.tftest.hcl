@@ -29,7 +29,6 @@ variables {
   box_instance_profile  = "samebox-box"
   box_role_id           = "AROAEXAMPLEROLEID1234"
   box_security_group_id = "sg-0123456789abcdef0"
-  expiry_role_arn       = "arn:aws:iam::123456789012:role/samebox-box-expiry"
 }
 
 run "box_invariants" {
@@ -205,30 +204,4 @@ run "bad_upload_interval_is_rejected" {
     upload_interval_seconds = 5
   }
   expect_failures = [var.upload_interval_seconds]
-}
-
-# The box ends on AWS's side too: a one-time schedule terminates exactly this instance at expires_at.
-run "an_expiry_schedule_terminates_the_box_at_expires_at" {
-  command = apply
-
-  assert {
-    condition     = aws_scheduler_schedule.expiry.schedule_expression == "at(2030-01-01T17:30:00)" && aws_scheduler_schedule.expiry.schedule_expression_timezone == "UTC"
-    error_message = "the schedule runs once, at expires_at (UTC)"
-  }
-  assert {
-    condition     = aws_scheduler_schedule.expiry.target[0].arn == "arn:aws:scheduler:::aws-sdk:ec2:terminateInstances" && jsondecode(aws_scheduler_schedule.expiry.target[0].input).InstanceIds == [aws_instance.box.id]
-    error_message = "the schedule's target terminates this box"
-  }
-  assert {
-    condition     = aws_scheduler_schedule.expiry.target[0].role_arn == var.expiry_role_arn && aws_scheduler_schedule.expiry.group_name == "samebox"
-    error_message = "the schedule acts through the bootstrap's expiry role, in the project's group"
-  }
-}
-
-run "bad_expiry_role_is_rejected" {
-  command = plan
-  variables {
-    expiry_role_arn = "samebox-box-expiry"
-  }
-  expect_failures = [var.expiry_role_arn]
 }
