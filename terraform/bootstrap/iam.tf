@@ -286,6 +286,24 @@ data "aws_iam_policy_document" "bench" {
   # s3:prefix, so a ListBucket conditioned on a prefix does not apply to it: without ListBucket
   # on the bucket itself S3 answers a missing key 403 instead of 404, which Terraform treats as
   # fatal. The state bucket holds only terraform states, so listing its key names reveals nothing.
+  # terraform/run: every box's one-time expiry schedule, in the project's group, acting through the expiry role.
+  statement {
+    sid       = "ManageBoxExpirySchedules"
+    actions   = ["scheduler:CreateSchedule", "scheduler:GetSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule"]
+    resources = ["arn:aws:scheduler:${var.region}:${local.account_id}:schedule/${aws_scheduler_schedule_group.boxes.name}/*"]
+  }
+
+  statement {
+    sid       = "PassOnlyTheExpiryRole"
+    actions   = ["iam:PassRole"]
+    resources = [aws_iam_role.expiry.arn]
+    condition {
+      test     = "StringEquals"
+      variable = "iam:PassedToService"
+      values   = ["scheduler.amazonaws.com"]
+    }
+  }
+
   statement {
     sid       = "StateList"
     actions   = ["s3:ListBucket"]

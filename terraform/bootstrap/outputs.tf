@@ -10,6 +10,7 @@ output "github_variables" {
     SAMEBOX_BOX_ROLE_ID     = aws_iam_role.box.unique_id
     SAMEBOX_BOX_SG_ID       = aws_security_group.box.id
     SAMEBOX_SUBNET_ID       = var.subnet_id == "" ? "" : data.aws_subnet.boxes[0].id
+    SAMEBOX_EXPIRY_ROLE_ARN = aws_iam_role.expiry.arn
   }
 }
 

@@ -80,3 +80,24 @@ locals {
   # The single list of valid inputs, shared with the workflow's validation.
   allowed = jsondecode(file("${path.module}/../allowed.json"))
 }
+
+variable "monthly_budget_usd" {
+  type        = number
+  description = "The account's monthly AWS cost budget in US dollars: alerts at 80 % spent and 100 % forecast; at 100 % spent the bench role can launch nothing more."
+  default     = 100
+
+  validation {
+    condition     = var.monthly_budget_usd >= 1 && var.monthly_budget_usd <= 100000
+    error_message = "monthly_budget_usd must be between 1 and 100000 (US dollars a month)."
+  }
+}
+
+variable "budget_alert_emails" {
+  type        = list(string)
+  description = "Email addresses the monthly budget alerts (1 to 10; AWS sends each a confirmation first)."
+
+  validation {
+    condition     = length(var.budget_alert_emails) >= 1 && length(var.budget_alert_emails) <= 10 && alltrue([for e in var.budget_alert_emails : can(regex("^[^@[:space:]]+@[^@[:space:]]+\\.[^@[:space:]]+$", e))])
+    error_message = "budget_alert_emails must be 1 to 10 email addresses, e.g. [\"you@example.com\"]."
+  }
+}

@@ -95,3 +95,29 @@ resource "aws_instance" "box" {
 
   tags = merge(local.tags, { Name = "${var.project}-${var.run_id}" })
 }
+
+# The box's expiry on AWS's side: a one-time EventBridge Scheduler schedule terminates the instance at its
+# expiry tag (launch + limit + 30 min), whether or not the box's own timer fired and whatever GitHub's cron
+# and OIDC do. Closing the dispatch deletes it (dispatch.py close). Its group and role come from the bootstrap.
+resource "aws_scheduler_schedule" "expiry" {
+  name                         = substr(var.run_id, 0, 64)
+  group_name                   = var.expiry_schedule_group
+  description                  = "samebox: terminate ${aws_instance.box.id} at its expiry"
+  schedule_expression          = "at(${trimsuffix(var.expires_at, "Z")})"
+  schedule_expression_timezone = "UTC"
+
+  flexible_time_window {
+    mode = "OFF"
+  }
+
+  target {
+    arn      = "arn:aws:scheduler:::aws-sdk:ec2:terminateInstances"
+    role_arn = var.expiry_role_arn
+    input    = jsonencode({ InstanceIds = [aws_instance.box.id] })
+
+    retry_policy {
+      maximum_event_age_in_seconds = 3600
+      maximum_retry_attempts       = 10
+    }
+  }
+}

@@ -226,3 +226,24 @@ variable "subnet_id" {
     error_message = "subnet_id must be empty (default VPC) or a subnet id like subnet-0123456789abcdef0."
   }
 }
+
+variable "expiry_role_arn" {
+  type        = string
+  description = "Role EventBridge Scheduler terminates the box through at its expiry (bootstrap output SAMEBOX_EXPIRY_ROLE_ARN)."
+
+  validation {
+    condition     = can(regex("^arn:aws:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$", var.expiry_role_arn))
+    error_message = "expiry_role_arn must be an IAM role ARN like arn:aws:iam::123456789012:role/samebox-box-expiry (bootstrap output SAMEBOX_EXPIRY_ROLE_ARN)."
+  }
+}
+
+variable "expiry_schedule_group" {
+  type        = string
+  description = "EventBridge Scheduler group of the expiry schedules; the bootstrap names it after the project."
+  default     = "samebox"
+
+  validation {
+    condition     = can(regex("^[0-9A-Za-z_.-]{1,64}$", var.expiry_schedule_group))
+    error_message = "expiry_schedule_group must be 1-64 letters, digits, '.', '_' or '-' (the bootstrap's group is the project name, samebox)."
+  }
+}

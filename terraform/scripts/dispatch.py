@@ -275,14 +275,25 @@ def cancel(s3, ec2, bucket: str, dispatch: str, project: str = "samebox") -> dic
     return {"dispatch": dispatch, "cancelled": True, "terminated": [t["instance_id"] for t in report.terminated]}
 
 
-def close(s3, ec2, bucket: str, dispatch: str, state: str, project: str = "samebox") -> dict:
-    """Terminate whatever of the dispatch still lives, forget its terraform states, mark it closed."""
+def delete_expiry(scheduler, run_id: str, group: str) -> None:
+    """A box's expiry schedule (terraform/run: named by its run id, in the project's group); gone already is fine."""
+    try:
+        scheduler.delete_schedule(Name=run_id[:64], GroupName=group)
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ResourceNotFoundException":
+            raise
+
+
+def close(s3, ec2, bucket: str, dispatch: str, state: str, project: str = "samebox", scheduler=None) -> dict:
+    """Terminate whatever of the dispatch still lives, forget its terraform states and expiry schedules, mark it closed."""
     import reaper
     report = reaper.reap(ec2, project, datetime.now(timezone.utc), dispatch=dispatch)
     plan = get_json(s3, bucket, f"{ROOT}{dispatch}/plan.json") or {"matrix": []}
     for entry in plan["matrix"]:
         for key in (f"runs/{entry['run_id']}.tfstate", f"runs/{entry['run_id']}.tfstate.tflock"):
             s3.delete_object(Bucket=bucket, Key=key)
+        if scheduler is not None:
+            delete_expiry(scheduler, entry["run_id"], project)
     closed = {"state": state, "at": stamp(datetime.now(timezone.utc)), "terminated": [t["instance_id"] for t in report.terminated]}
     put_json(s3, bucket, f"{ROOT}{dispatch}/closed.json", closed)
     return closed
@@ -298,7 +309,7 @@ def pinned_settings(ec2, pricing, region: str, instance_type: str, ami_id: str, 
     return {"ami_id": ami_id or preflight.newest_ubuntu(ec2), "price": ec2_price.lookup(pricing, region, instance_type, now)}
 
 
-def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None, pricing=None) -> int:
+def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None, pricing=None, scheduler=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--region", required=True)
     parser.add_argument("--state-bucket", required=True)
@@ -389,7 +400,11 @@ def main(argv: list[str] | None = None, s3=None, ec2=None, quotas=None, pricing=
         elif args.command == "show":
             result = dispatch_view(s3, ec2, bucket, args.dispatch, now, timedelta(minutes=15))
         else:
-            result = close(s3, ec2, bucket, args.dispatch, "collected") if args.command == "close" else cancel(s3, ec2, bucket, args.dispatch)
+            if args.command == "close":
+                scheduler = scheduler or boto3.client("scheduler", region_name=args.region, endpoint_url=args.endpoint_url)
+                result = close(s3, ec2, bucket, args.dispatch, "collected", scheduler=scheduler)
+            else:
+                result = cancel(s3, ec2, bucket, args.dispatch)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

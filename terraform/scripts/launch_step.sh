@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Launch the shares `dispatch.py tick` chose (bench right after its plan, collect on every tick), one
 # terraform state per run (runs/<run-id>.tfstate), then record each launch in the dispatch
-# (instance, results prefix, expiry) and exit; every box boots the image the dispatch recorded (ami_id): no job waits on a box. A failed apply is recorded
+# (instance, results prefix, expiry) and exit: no job waits on a box. Every box boots the image the dispatch recorded (ami_id). A failed apply is recorded
 # (the share is reported "launch failed" in the PR), terminated by run id, and the step fails at the end.
 #   env: LAUNCH (tick's JSON list) STATE_BUCKET AWS_REGION, TF_VAR_{region,repository_url,results_bucket,
-#        box_instance_profile,box_role_id,box_security_group_id,subnet_id}
+#        box_instance_profile,box_role_id,box_security_group_id,subnet_id,expiry_role_arn}
 #   SAMEBOX_DISPATCH_ARGS adds arguments to dispatch.py / reaper.py (tests: --endpoint-url)
 set -uo pipefail
 scripts=$(cd "$(dirname "$0")" && pwd)

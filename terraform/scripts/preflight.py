@@ -107,7 +107,7 @@ def plan_vars(args) -> dict:
               "profile": args.profile, "studies": [args.study], "systems": [s for s in args.systems.split(",") if s],
               "repository_url": args.repository_url, "commit": args.commit, "max_minutes": args.max_minutes,
               "results_bucket": args.results_bucket, "box_instance_profile": args.box_profile, "box_role_id": args.box_role_id,
-              "box_security_group_id": args.security_group, "subnet_id": args.subnet}
+              "box_security_group_id": args.security_group, "subnet_id": args.subnet, "expiry_role_arn": args.expiry_role_arn}
     if args.ami_id:
         values["ami_id"] = args.ami_id
     return values
@@ -189,6 +189,7 @@ def main(argv: list[str] | None = None, client: Callable[[str], object] | None =
     plan.add_argument("--terraform", default="terraform", help="the terraform binary")
     plan.add_argument("--terraform-dir", type=Path, default=RUN_MODULE)
     plan.add_argument("--box-role-id", default="", help="SAMEBOX_BOX_ROLE_ID: checked against the box profile's role")
+    plan.add_argument("--expiry-role-arn", default="", help="SAMEBOX_EXPIRY_ROLE_ARN: the role each box's expiry schedule uses")
     plan.add_argument("--commit", default="")
     plan.add_argument("--profile", default="smoke")
     plan.add_argument("--study", default="")
@@ -196,7 +197,7 @@ def main(argv: list[str] | None = None, client: Callable[[str], object] | None =
     plan.add_argument("--max-minutes", type=int, default=60)
     args = parser.parse_args(argv)
     if args.terraform_plan:
-        missing = [f"--{name}" for name in ("box-role-id", "commit", "study", "systems") if not getattr(args, name.replace("-", "_"))]
+        missing = [f"--{name}" for name in ("box-role-id", "expiry-role-arn", "commit", "study", "systems") if not getattr(args, name.replace("-", "_"))]
         if missing:
             print(f"error: --terraform-plan needs {', '.join(missing)} (the dispatch's first box, as the launch step sets them)", file=sys.stderr)
             return 2

@@ -405,3 +405,19 @@ def test_an_instance_without_its_launch_record_is_adopted_never_launched_twice(e
     assert later["shares"][0]["status"] == "running" and later["shares"][0]["launched"]["instance_id"] == instance
     bad = dispatch.main(argv[:-1] + ["s3://results-d/boxes/"], s3=s3, ec2=ec2, quotas=Quotas(480))
     assert bad == 2 and "expected s3://<results bucket>/boxes/<box role id>:" in capsys.readouterr().err
+
+
+def test_closing_a_dispatch_deletes_its_boxes_expiry_schedules(ec2, s3, bucket, moto_endpoint):
+    import boto3
+    scheduler = boto3.client("scheduler", region_name=REGION, endpoint_url=moto_endpoint)
+    scheduler.create_schedule_group(Name="samebox")
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 2)
+    entries = matrix(name, 2)
+    scheduler.create_schedule(Name=entries[0]["run_id"], GroupName="samebox", ScheduleExpression="at(2030-01-01T14:00:00)",
+                              FlexibleTimeWindow={"Mode": "OFF"}, Target={
+                                  "Arn": "arn:aws:scheduler:::aws-sdk:ec2:terminateInstances", "Input": '{"InstanceIds": ["i-0abc"]}',
+                                  "RoleArn": "arn:aws:iam::123456789012:role/samebox-box-expiry"})
+    # the second share never launched: it has no schedule, which is no error
+    dispatch.close(s3, ec2, bucket, name, "collected", scheduler=scheduler)
+    assert [s["Name"] for s in scheduler.list_schedules(GroupName="samebox")["Schedules"]] == []

@@ -89,7 +89,8 @@ def stub_terraform(tmp_path, monkeypatch, fails=False, role_id="AROATESTROLEID12
         monkeypatch.setenv("STUB_PLAN_FAILS", "1")
     else:
         monkeypatch.delenv("STUB_PLAN_FAILS", raising=False)
-    return ["--terraform-plan", "--terraform", str(stub), "--box-role-id", role_id, "--commit", "a" * 40,
+    return ["--terraform-plan", "--terraform", str(stub), "--box-role-id", role_id,
+            "--expiry-role-arn", "arn:aws:iam::123456789012:role/samebox-box-expiry", "--commit", "a" * 40,
             "--profile", "smoke", "--study", "oltp", "--systems", "postgresql", "--max-minutes", "42"]
 
 
@@ -129,7 +130,7 @@ def test_a_failing_plan_is_named(ec2, s3, moto_endpoint, tmp_path, capsys, monke
 def test_plan_without_the_first_box_is_refused(capsys):
     rc = preflight.main(["--region", REGION, "--instance-type", "c6a.4xlarge", "--results-bucket", "r", "--state-bucket", "s",
                          "--box-profile", "p", "--security-group", "sg-1", "--repository-url", "https://x", "--terraform-plan"])
-    assert rc == 2 and "--terraform-plan needs --box-role-id, --commit, --study, --systems" in capsys.readouterr().err
+    assert rc == 2 and "--terraform-plan needs --box-role-id, --expiry-role-arn, --commit, --study, --systems" in capsys.readouterr().err
 
 
 class DeniedHead:

@@ -42,6 +42,11 @@ mock_provider "aws" {
       unique_id = "AROAEXAMPLEROLEID1234"
     }
   }
+  mock_resource "aws_iam_policy" {
+    defaults = {
+      arn = "arn:aws:iam::123456789012:policy/samebox-budget-spent-deny-launches"
+    }
+  }
   mock_resource "aws_iam_instance_profile" {
     defaults = {
       arn = "arn:aws:iam::123456789012:instance-profile/samebox-box"
@@ -50,8 +55,9 @@ mock_provider "aws" {
 }
 
 variables {
-  github_repository = "example/samebox"
-  region            = "us-east-1"
+  github_repository   = "example/samebox"
+  region              = "us-east-1"
+  budget_alert_emails = ["maintainer@example.com"]
 }
 
 run "box_group_has_no_inbound_rule" {
@@ -189,4 +195,59 @@ run "subnet_of_another_vpc_is_rejected" {
     }
   }
   expect_failures = [data.aws_subnet.boxes]
+}
+
+# Spending is capped on AWS's side, whatever GitHub does: a monthly budget that alerts and, once spent,
+# denies the bench role every launch; and the group and role every box's expiry schedule uses.
+run "budget_alerts_and_denies_launches_once_spent" {
+  command = plan
+
+  variables {
+    monthly_budget_usd = 40
+  }
+
+  assert {
+    condition     = aws_budgets_budget.monthly.limit_amount == "40.00" && aws_budgets_budget.monthly.time_unit == "MONTHLY" && aws_budgets_budget.monthly.budget_type == "COST"
+    error_message = "a monthly cost budget of monthly_budget_usd"
+  }
+  assert {
+    condition = anytrue([for n in aws_budgets_budget.monthly.notification :
+    n.notification_type == "ACTUAL" && n.threshold == 80 && contains(n.subscriber_email_addresses, "maintainer@example.com")])
+    error_message = "the budget emails the maintainer at 80 % spent"
+  }
+  assert {
+    condition = (aws_budgets_budget_action.deny_launches.action_type == "APPLY_IAM_POLICY" && aws_budgets_budget_action.deny_launches.approval_model == "AUTOMATIC"
+      && aws_budgets_budget_action.deny_launches.action_threshold[0].action_threshold_value == 100
+    && contains(aws_budgets_budget_action.deny_launches.definition[0].iam_action_definition[0].roles, aws_iam_role.bench.name))
+    error_message = "at 100 % spent the budget's action attaches the deny policy to the bench role without waiting for approval"
+  }
+  assert {
+    condition     = data.aws_iam_policy_document.deny_launches.statement[0].effect == "Deny" && contains(data.aws_iam_policy_document.deny_launches.statement[0].actions, "ec2:RunInstances")
+    error_message = "the policy the budget attaches denies launches"
+  }
+  assert {
+    condition     = aws_scheduler_schedule_group.boxes.name == "samebox" && contains(data.aws_iam_policy_document.expiry.statement[0].actions, "ec2:TerminateInstances") && length(data.aws_iam_policy_document.expiry.statement[0].actions) == 1
+    error_message = "the expiry schedules' group exists and their role may only terminate"
+  }
+  assert {
+    condition = anytrue([for s in data.aws_iam_policy_document.bench.statement :
+    contains(s.actions, "iam:PassRole") && contains(s.resources, aws_iam_role.expiry.arn) && anytrue([for c in s.condition : contains(c.values, "scheduler.amazonaws.com")])])
+    error_message = "the bench role may pass the expiry role to EventBridge Scheduler only"
+  }
+}
+
+run "budget_without_an_alert_address_is_rejected" {
+  command = plan
+  variables {
+    budget_alert_emails = []
+  }
+  expect_failures = [var.budget_alert_emails]
+}
+
+run "budget_alert_address_must_be_an_email" {
+  command = plan
+  variables {
+    budget_alert_emails = ["maintainer"]
+  }
+  expect_failures = [var.budget_alert_emails]
 }

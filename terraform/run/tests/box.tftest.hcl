@@ -29,6 +29,7 @@ variables {
   box_instance_profile  = "samebox-box"
   box_role_id           = "AROAEXAMPLEROLEID1234"
   box_security_group_id = "sg-0123456789abcdef0"
+  expiry_role_arn       = "arn:aws:iam::123456789012:role/samebox-box-expiry"
 }
 
 run "box_invariants" {
@@ -104,6 +105,36 @@ run "user_data_arms_the_timer_first_and_runs_the_box_as_a_unit" {
     condition     = length(base64gzip(local.user_data)) < 16384
     error_message = "user data must stay under EC2's 16 KiB limit"
   }
+}
+
+# The box ends on AWS's side too: EventBridge Scheduler terminates it at its expiry, whatever GitHub does.
+run "every_box_has_an_aws_side_expiry" {
+  command = apply
+
+  assert {
+    condition     = aws_scheduler_schedule.expiry.schedule_expression == "at(2030-01-01T17:30:00)" && aws_scheduler_schedule.expiry.schedule_expression_timezone == "UTC"
+    error_message = "the schedule fires once, at the box's expiry tag (UTC)"
+  }
+  assert {
+    condition     = aws_scheduler_schedule.expiry.target[0].arn == "arn:aws:scheduler:::aws-sdk:ec2:terminateInstances" && jsondecode(aws_scheduler_schedule.expiry.target[0].input).InstanceIds == ["i-0123456789abcdef0"]
+    error_message = "the schedule terminates this box's instance"
+  }
+  assert {
+    condition     = aws_scheduler_schedule.expiry.target[0].role_arn == "arn:aws:iam::123456789012:role/samebox-box-expiry" && aws_scheduler_schedule.expiry.group_name == "samebox"
+    error_message = "the schedule acts through the bootstrap's expiry role, in its group"
+  }
+  assert {
+    condition     = aws_scheduler_schedule.expiry.flexible_time_window[0].mode == "OFF" && aws_scheduler_schedule.expiry.name == "20300101T120000Z-full-c6a-4xlarge-oltp"
+    error_message = "the schedule fires on time and is named by the run id (dispatch.py close deletes it by that name)"
+  }
+}
+
+run "expiry_role_must_be_a_role_arn" {
+  command = plan
+  variables {
+    expiry_role_arn = "samebox-box-expiry"
+  }
+  expect_failures = [var.expiry_role_arn]
 }
 
 run "every_box_of_a_dispatch_carries_its_dispatch_tag" {
