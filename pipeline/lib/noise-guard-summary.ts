@@ -3,7 +3,7 @@
 import type { RunManifest } from "../schema/types.ts";
 
 export function noiseGuardSummary(guard: RunManifest["noise_guard"]): string {
-  if (!guard) return "not recorded (runs before 2026-11-24 have no noise guard)";
+  if (!guard) return "not recorded (this run has no noise guard record)";
   const before = guard.before_run;
   const ref = before?.host_reference;
   const rtt = before?.wakeup_rtt_us;

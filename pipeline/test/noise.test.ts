@@ -245,7 +245,7 @@ test("contentionWarning: silent before CONTENTION_MIN_CELLS judged cells and bel
 });
 
 test("noiseGuardSummary: one sentence for the report and the run page; every recorded part, nothing invented", () => {
-  assert.equal(noiseGuardSummary(undefined), "not recorded (runs before 2026-11-24 have no noise guard)");
+  assert.equal(noiseGuardSummary(undefined), "not recorded (this run has no noise guard record)");
   assert.equal(
     noiseGuardSummary({ mode: "warn", flagged: 0, reruns: 0, noisy: 0 } as Parameters<typeof noiseGuardSummary>[0]),
     "warn: 0 cell attempt(s) disturbed, 0 re-run, 0 left noisy",
