@@ -1,0 +1,1 @@
+SELECT region, SUM(amount) FROM m_sales GROUP BY region;

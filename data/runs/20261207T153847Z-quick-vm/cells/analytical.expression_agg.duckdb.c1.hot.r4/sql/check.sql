@@ -1,0 +1,1 @@
+SELECT category, SUM(price * quantity) FROM m_expr GROUP BY category;

@@ -1,0 +1,1 @@
+SELECT * FROM m_order ORDER BY val DESC;

@@ -1,0 +1,1 @@
+SELECT id, v FROM t_vfilt WHERE category = 5;

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS t_vec;
+CREATE TABLE t_vec (id INT, label TEXT, v VECTOR(4));
