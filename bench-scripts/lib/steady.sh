@@ -19,8 +19,7 @@
 # are judged: the tool is stopped before its own end, so the partial window a tool prints while
 # exiting never comes. A tool that reports no window, stops before the warm-up is decided, or is
 # silent for a window + 30 s (the first: + 120 s, for connecting) failed: steady_warmup returns 1.
-# (Until 2026-11-28 each judgement started a fresh run of (STEADY_WINDOWS + 1) windows; a fresh run's
-# first window often reads low, which every run repeated: 4 s at best, 8 s whenever that happened.)
+# One run, not a fresh run per judgement: a fresh run's first window often reads low.
 # The decision and every window's rate go to OUT_JSON (the cell's warmup.json, read by
 # pipeline/parsers/warmup.ts):
 #   {"mode":"steady","warmup_s":…,"steady":true|false,"window_s":…,"windows":…,"tolerance":…,
@@ -97,16 +96,24 @@ steady_stop_tree() {
   return 0
 }
 
+# steady_now: seconds on a clock that does not jump (/proc/uptime, CLOCK_BOOTTIME, 10 ms steps): a VM's wall
+# clock can be stepped by an hour mid-run, which would make a warm-up look overrun (forward) or never bounded
+# (backward). Without /proc/uptime, the wall clock.
+steady_now() {
+  local up rest
+  if read -r up rest < /proc/uptime 2>/dev/null; then echo "$up"; else date +%s.%N; fi
+}
+
 steady_warmup() {
   local fn="$1" out="$2"
   steady_params
-  local win="$STEADY_WINDOW_WHOLE" start elapsed=0 steady=false rates=() line fifo pid fd rrc stop=ended wait_s t0
-  start="$(date +%s.%N)"
+  local win="$STEADY_WINDOW_WHOLE" start elapsed=0 steady=false rates=() line fifo pid fd rrc stop=ended wait_s
+  start="$(steady_now)"
   if (( WARMUP_MAX == 0 )); then
     # Fixed warm-up (WARMUP_MAX=0): one run of WARMUP seconds to its end, not judged.
     (( WARMUP > 0 )) && "$fn" "$WARMUP" > /dev/null
     printf '{"mode":"fixed","warmup_s":%s,"steady":null,"min_s":%s,"max_s":%s}\n' \
-      "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')" "$WARMUP" "$WARMUP" > "$out"
+      "$(awk -v a="$start" -v b="$(steady_now)" 'BEGIN { printf "%.3f", b - a }')" "$WARMUP" "$WARMUP" > "$out"
     return 0
   fi
   fifo="$(mktemp -u "${TMPDIR:-/tmp}/steady.XXXXXX")"
@@ -116,17 +123,17 @@ steady_warmup() {
   pid=$!
   exec {fd}< "$fifo"
   rm -f "$fifo"
-  t0=$SECONDS wait_s=$(( win + 120 ))
+  wait_s=$(( win + 120 ))
   while :; do
     rrc=0
     IFS= read -r -t "$wait_s" -u "$fd" line || rrc=$?
     if (( rrc != 0 )); then (( rrc > 128 )) && stop=silent; break; fi
     # Bounded even if the tool floods us with lines that are not windows.
-    (( SECONDS - t0 <= WARMUP_MAX + win + 120 )) || { stop=overrun; break; }
+    awk -v a="$start" -v b="$(steady_now)" -v x=$(( WARMUP_MAX + win + 120 )) 'BEGIN { exit !(b - a <= x) }' || { stop=overrun; break; }
     [[ "$line" =~ ^[0-9.]+$ ]] || continue
     rates+=("$line")
     wait_s=$(( win + 30 ))
-    elapsed="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')"
+    elapsed="$(awk -v a="$start" -v b="$(steady_now)" 'BEGIN { printf "%.3f", b - a }')"
     if awk -v e="$elapsed" -v m="$WARMUP" 'BEGIN { exit !(e >= m) }' && steady_judge "${rates[@]}"; then
       steady=true stop=steady
       break

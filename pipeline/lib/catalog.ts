@@ -1,7 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { systemsDir, studiesDir, profilesDir } from "./paths.ts";
 import { UserError, oneOf } from "./errors.ts";
+import { canonicalClaim } from "./claim-spec.ts";
 import { assertValid, validateProfile, validateStudy, validateSystem, validateWorkload } from "./schema.ts";
 import type { Capability, Profile, SitePreset, StudyFile, SystemFile, WorkloadFile } from "../schema/types.ts";
 
@@ -129,10 +132,27 @@ function checkSiteFacts(def: StudyFile, workloads: WorkloadDef[], dir: string, s
         `${studyFile}: /category_order: '${c}' is no workload's category; valid: ${categories.join(", ")}`,
       );
   }
+  checkSeedConditions(def, names, studyFile);
   for (const p of def.presets ?? []) {
     const file = path.resolve(dir, p.file);
     if (!file.startsWith(dir + path.sep) || !existsSync(file))
       throw new UserError(`${studyFile}: preset '${p.id}': file ${p.file} is not a file in the study's folder`);
+  }
+}
+
+/** seed_conditions: ids unique, every workload pattern naming a workload of the study. */
+function checkSeedConditions(def: StudyFile, names: string[], studyFile: string): void {
+  const seen = new Set<string>();
+  for (const row of def.seed_conditions?.rows ?? []) {
+    if (seen.has(row.id)) throw new UserError(`${studyFile}: /seed_conditions: row id '${row.id}' appears twice`);
+    seen.add(row.id);
+    for (const p of [...(row.workloads ?? []), ...(row.not_workloads ?? [])]) {
+      const hit = p.endsWith("*") ? names.some((n) => n.startsWith(p.slice(0, -1))) : names.includes(p);
+      if (!hit)
+        throw new UserError(
+          `${studyFile}: /seed_conditions row '${row.id}': '${p}' matches no workload of study ${def.name}; valid: ${names.join(", ")} (a trailing * matches a prefix)`,
+        );
+    }
   }
 }
 
@@ -146,7 +166,40 @@ export function snapshotCatalogue(runDir: string, studies: string[]): void {
     mkdirSync(to, { recursive: true });
     for (const f of SNAPSHOT_FILES)
       if (existsSync(path.join(studiesDir, study, f))) copyFileSync(path.join(studiesDir, study, f), path.join(to, f));
+    const claimsFile = path.join(studiesDir, study, "claims.json");
+    if (existsSync(claimsFile))
+      writeFileSync(path.join(to, CLAIM_SPECS), `${JSON.stringify(claimSpecs(claimsFile), null, 2)}\n`);
   }
+}
+
+/** The file beside a run's claims.json copy that names the exact specification of every claim it judges. */
+export const CLAIM_SPECS = "claim-specs.json";
+
+/** sha256 of the claims file, the commit that last changed it (when git can say), and each claim's own sha256. */
+export function claimSpecs(claimsFile: string): {
+  file_sha256: string;
+  file_commit: string | null;
+  claims: Record<string, string>;
+} {
+  const text = readFileSync(claimsFile, "utf8");
+  const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+  let commit: string | null = null;
+  try {
+    commit =
+      execFileSync("git", ["log", "-1", "--format=%H", "--", path.basename(claimsFile)], {
+        cwd: path.dirname(claimsFile),
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim() || null;
+  } catch {
+    commit = null; // not a git checkout (a copied tree): the file's hash still names it
+  }
+  const claims = (JSON.parse(text) as { claims?: Array<{ id: string }> }).claims ?? [];
+  return {
+    file_sha256: sha(text),
+    file_commit: commit,
+    claims: Object.fromEntries(claims.map((c) => [c.id, sha(canonicalClaim(c))])),
+  };
 }
 
 /** A study's presets with their SQL read from its folder (publish carries them to the Explore page). */

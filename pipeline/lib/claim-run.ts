@@ -1,7 +1,8 @@
 // Which run and which records a claim is judged from (the site's rule and the run report's; the runner judges
 // its own run), and claims that depend on the data's scale. The judgement itself is verdicts.ts.
 import type { Claim, ResultRecord } from "../schema/types.ts";
-import { cellIdentity } from "./servers.ts";
+import { runCellKey } from "./servers.ts";
+import { withoutExcludedGenerators } from "./generator.ts";
 import {
   DEFAULT_JUDGE_OPTIONS,
   fmtRatio,
@@ -53,20 +54,20 @@ type CellLike = Pick<ResultRecord, "study" | "workload" | "system" | "variant" |
 type RunLike = { run_id: string; profile: string; status: string; cells: Array<CellLike & { status: string }> };
 
 // A cell's variant <server>-<state> and its server give the same key as its records' server and state (servers.ts).
-function cellKey(c: CellLike, runId: string): string {
-  const id = cellIdentity(c);
-  return [runId, c.study, c.workload, c.system, id.server, id.variant, c.concurrency, c.repetition].join("\u0000");
-}
+const cellKey = runCellKey;
 
 /**
  * The records that count for verdicts: measured scalars whose cell (run, study, workload, system, variant,
  * concurrency, repetition) the run's manifest lists with status "ok". A cell with any other status (failed,
- * wrong_answer, skipped, or one the runner flagged, e.g. noisy) contributes nothing.
+ * wrong_answer, skipped, or one the runner flagged, e.g. noisy) contributes nothing, nor does a cell whose
+ * load generator dropped more than 1 % of its planned calls (generator.ts).
  */
 export function countedRecords<R extends RunLike>(records: ResultRecord[], runs: R[]): ResultRecord[] {
   const ok = new Set<string>();
   for (const m of runs) for (const c of m.cells) if (c.status === "ok") ok.add(cellKey(c, m.run_id));
-  return records.filter((r) => r.source === "measured" && r.t === null && ok.has(cellKey(r, r.run_id)));
+  return withoutExcludedGenerators(
+    records.filter((r) => r.source === "measured" && r.t === null && ok.has(cellKey(r, r.run_id))),
+  );
 }
 
 /**

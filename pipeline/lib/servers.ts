@@ -53,6 +53,23 @@ export function cellIdentity<C extends { server?: string; variant: string }>(c: 
   return { ...c, server: c.server ?? "", variant: stateOf(c) };
 }
 
+/** The key of a run's cell, the same for the cell (variant <server>-<state>, its server) and its records (server, state). */
+export function runCellKey(
+  c: {
+    study: string;
+    workload: string;
+    system: string;
+    server?: string;
+    variant: string;
+    concurrency: number;
+    repetition: number;
+  },
+  runId: string,
+): string {
+  const id = cellIdentity(c);
+  return [runId, c.study, c.workload, c.system, id.server, id.variant, c.concurrency, c.repetition].join("\u0000");
+}
+
 /** How a page names a cell's or a claim side's server and state together: faucet-indexed (as the verbs and cell ids do); the state alone without a server. */
 export function serverVariantLabel(s: { server?: string; variant?: string }): string {
   return [s.server, s.variant].filter(Boolean).join("-");

@@ -60,6 +60,8 @@ export interface ClaimJudgement {
   hi?: number;
   /** hi / ratio - 1 (= ratio / lo - 1): the interval's relative half-width. */
   relHalfWidth?: number;
+  /** The two-sided error level the interval was drawn at (0.05, or a sequential look's alpha). */
+  level?: number;
   /** Undecided: about how many more paired repetitions would decide (n·(hw/needed)² − n, rounded up). */
   moreRepetitions?: number;
   /** Undecided with an interval: the log-scale half-width that would decide, and the log ratios' standard deviation. */
@@ -226,10 +228,29 @@ function logInterval(d: number[], level: number): LogInterval {
   return { n, m, h: (tQuantile(1 - level / 2, n - 1) * sd) / Math.sqrt(n), sd, level };
 }
 
+/**
+ * The verdict of an interval of the mean log ratio given directly (m ± h at two-sided level `level`), e.g. one
+ * combined over several runs (replicates.ts): the same rule as a run's own interval.
+ */
+export function judgeLogInterval(
+  claim: Claim,
+  iv: { n: number; m: number; h: number; level: number },
+  tieMargin = DEFAULT_JUDGE_OPTIONS.tieMargin,
+): ClaimJudgement {
+  return decide(claim, { ...iv, sd: Number.NaN }, tieMargin);
+}
+
 /** Tie, reproduces or does not reproduce when the interval settles it; undecided otherwise. */
 function decide(claim: Claim, iv: LogInterval, tieMargin: number): ClaimJudgement {
   const { n, m, h, level } = iv;
-  const base = { n, ratio: Math.exp(m), lo: Math.exp(m - h), hi: Math.exp(m + h), relHalfWidth: Math.exp(h) - 1 };
+  const base = {
+    n,
+    ratio: Math.exp(m),
+    lo: Math.exp(m - h),
+    hi: Math.exp(m + h),
+    relHalfWidth: Math.exp(h) - 1,
+    level,
+  };
   const pct = `${Number((100 * (1 - level)).toPrecision(4))} %`;
   const ivText = `ours ${fmtRatio(base.ratio)}, ${pct} interval ${fmtRatio(base.lo)}–${fmtRatio(base.hi)} over ${n} paired repetitions`;
   const tie = Math.log(1 + tieMargin);

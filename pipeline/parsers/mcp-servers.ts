@@ -193,7 +193,7 @@ function addResources(r: Report, cellDir: string, add: Add): void {
   if (isNum(res.server?.processes)) add("server_processes", res.server.processes, "count");
 }
 
-/** The open loop's rate fraction and whether the server survived the run (faults.json). */
+/** The open loop's rate fraction, the CPUs the server and the generator had to themselves, whether the server survived the run (faults.json). */
 function addCellFiles(cellDir: string, add: Add): void {
   const rateFile = path.join(cellDir, "open-loop-rate.json");
   if (existsSync(rateFile)) {
@@ -202,6 +202,15 @@ function addCellFiles(cellDir: string, add: Add): void {
       closed_loop_peak?: number;
     };
     if (isNum(o.fraction)) add("open_loop_fraction", o.fraction, "ratio");
+  }
+  // The run verb's CPU isolation (isolation.json): how many CPUs the server and the load generator each had to themselves.
+  const isoFile = path.join(cellDir, "isolation.json");
+  if (existsSync(isoFile)) {
+    const i = parseJson(readFileSync(isoFile, "utf8"), "isolation.json") as Record<string, unknown>;
+    if (i.isolated === true && isNum(i.sut_cpu_count) && isNum(i.loadgen_cpu_count)) {
+      add("sut_cpus", i.sut_cpu_count, "count");
+      add("loadgen_cpus", i.loadgen_cpu_count, "count");
+    }
   }
   const faultsFile = path.join(cellDir, "faults.json");
   if (existsSync(faultsFile)) {

@@ -8,6 +8,7 @@
 // does not inflate the error rate; the plan is recorded in the manifest and the site judges with it.
 import { loadStudyClaims } from "../lib/claims.ts";
 import { cellKey } from "../lib/records.ts";
+import { withoutExcludedGenerators } from "../lib/generator.ts";
 import { serverRule, splitServer } from "../lib/servers.ts";
 import type { ResultRecord } from "../lib/records.ts";
 import type { Claim } from "../schema/types.ts";
@@ -59,10 +60,13 @@ export function visitOverheadS(cells: Cell[], study: string, system: string): nu
   return gaps.length ? median(gaps) : undefined;
 }
 
-/** The run's records of one study that count for verdicts: records of ok cells only (noisy cells are kept but not judged). */
+/**
+ * The run's records of one study that count for verdicts: records of ok cells only (noisy cells are kept but
+ * not judged), and not of a cell whose generator dropped more than 1 % of its planned calls (generator.ts).
+ */
 export function judgedRecords(records: ResultRecord[], cells: Cell[], study: string): ResultRecord[] {
   const ok = new Set(cells.filter((c) => c.study === study && c.status === "ok").map(cellKey));
-  return records.filter((r) => r.study === study && ok.has(cellKey(r)));
+  return withoutExcludedGenerators(records.filter((r) => r.study === study && ok.has(cellKey(r))));
 }
 
 export function judgeStudy(

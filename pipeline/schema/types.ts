@@ -11,6 +11,6 @@ export type { Ran, RanText, RanCell } from "./types/ran.ts";
 export type { ResultRecord } from "./types/record.ts";
 export type { RunCatalogues, RunStudyCatalogue } from "./types/run-catalogues.ts";
 export type { SiteStudy, SiteWorkload, SiteCatalog, SitePreset, SiteSystem } from "./types/site-catalog.ts";
-export type { StudyFile } from "./types/study.ts";
+export type { OursCondition, StudyFile, SeedCondition } from "./types/study.ts";
 export type { SystemFile } from "./types/system.ts";
 export type { WorkloadFile } from "./types/workload.ts";

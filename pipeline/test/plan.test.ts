@@ -28,7 +28,7 @@ test("visits go study by study within a repetition: a study's systems are consec
   const plan = planRun({ profile: "full", studies: ["oltp", "payments"], systems: ["postgresql", "mariadb"] });
   const order = interleave(plan, 11);
   assert.equal(order.method, "seeded-rotation-by-study");
-  // a study may have fewer base repetitions than another (full: payments 1, oltp 3): it is visited in those only
+  // a study may have fewer base repetitions than another: it is visited in those only
   const reps = { oltp: plan.studies.oltp.repetitions, payments: plan.studies.payments.repetitions };
   assert.equal(order.visits.length, 2 * (reps.oltp + reps.payments), "one visit per system, study and repetition");
   for (let rep = 1; rep <= Math.max(reps.oltp, reps.payments); rep++) {
@@ -194,4 +194,39 @@ test("a profile's context cells are checked: they need cells \"claims\" and name
     "",
     "quick's analytical entry with that context is valid",
   );
+});
+
+// The seed profile measures each claim at the seed's scale (the sizes, concurrency and windows its
+// README states), with the repetitions a verdict needs; full has at least those repetitions too.
+test("the seed profile plans every study at the seed's scale, with at least 5 paired repetitions; full too", () => {
+  const plan = planRun({ profile: "seed" });
+  const env = (s: string) => (plan.config.studies as Record<string, { env: Record<string, unknown> }>)[s].env;
+  for (const [s, p] of Object.entries(plan.studies)) assert.ok(p.repetitions >= 5, `seed: ${s} has ${p.repetitions}`);
+  assert.equal(Number(env("oltp").SB_TABLES) * Number(env("oltp").SB_TABLE_SIZE), 1_000_000);
+  const cellsOf = (study: string, workload: string) =>
+    plan.cells.filter((c) => c.study === study && c.workload === workload);
+  assert.deepEqual([...new Set(cellsOf("oltp", "oltp_read_write").map((c) => c.concurrency))], [16]);
+  assert.equal(Number(env("mcp-db").MCPDB_SCALE), 1);
+  for (const system of ["postgresql", "sqlite"]) {
+    const variants = cellsOf("mcp-db", "filtered_queries")
+      .filter((c) => c.system === system)
+      .map((c) => c.variant);
+    assert.deepEqual(
+      [...new Set(variants)].sort(),
+      ["faucet-baseline", "faucet-indexed"],
+      `mcp-db ${system}: both index states`,
+    );
+  }
+  assert.deepEqual([...new Set(cellsOf("mcp-db", "concurrency_sweep").map((c) => c.concurrency))], [25]);
+  assert.deepEqual([...new Set(cellsOf("mcp-servers", "seed_k6").map((c) => c.concurrency))], [50]);
+  assert.ok(
+    Number(env("mcp-servers").K6_HOLD_S) -
+      Number(env("mcp-servers").K6_WARMUP_S) +
+      Number(env("mcp-servers").K6_RAMP_UP_S) >=
+      60,
+    "mcp-servers: at least 60 s measured at 50 VUs",
+  );
+  assert.equal(Number(env("payments").ACCOUNTS), 1_000_000);
+  const full = planRun({ profile: "full" });
+  for (const [s, p] of Object.entries(full.studies)) assert.ok(p.repetitions >= 5, `full: ${s} has ${p.repetitions}`);
 });

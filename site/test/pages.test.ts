@@ -15,19 +15,26 @@ let browser: Browser;
 let rec: Recorder;
 const visited = new Map<string, { title: string; scripts: string[]; text: string }>();
 
+// Pages the crawl loads at once: page loads wait on the preview server and the renderer in turn, so a few in
+// flight keep both cores busy; more only queue behind each other on 2 cores.
+const CRAWL_PAGES = 3;
+
 before(async () => {
   preview = await startPreview();
   browser = await launchBrowser();
   const ctx = await recordedContext(browser, preview.origin);
   rec = ctx.rec;
-  const page = await ctx.context.newPage();
-  ctx.watch(page);
-  // Breadth-first crawl of every internal page reachable from the home page (bounded).
+  // Crawl of every internal page reachable from the home page (bounded), CRAWL_PAGES tabs taking the next
+  // URL from one queue; each page's text, scripts and charts are read on the one visit.
   const queue = [preview.root];
   const seen = new Set(queue);
-  while (queue.length && visited.size < 300) {
-    const u = queue.shift()!;
-    const before = rec.requests.length;
+  let busy = 0;
+  const visit = async (page: Page, u: string) => {
+    const scriptsSeen: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      if (/\.(m?js|wasm)(\.gz)?(\?|$)/.test(r.url())) scriptsSeen.push(r.url());
+    };
+    page.on("request", onRequest);
     const resp = await page.goto(u, { waitUntil: "load", timeout: 60_000 });
     assert.equal(resp?.status(), 200, `${u} answered ${resp?.status()}`);
     if (u.includes("/explore/"))
@@ -36,22 +43,43 @@ before(async () => {
         null,
         { timeout: 120_000 },
       );
-    const scripts = rec.requests.slice(before).filter((r) => /\.(m?js|wasm)(\.gz)?(\?|$)/.test(r));
-    visited.set(u, { title: await page.title(), scripts, text: await page.locator("main").innerText() });
+    page.off("request", onRequest);
+    visited.set(u, { title: await page.title(), scripts: scriptsSeen, text: await page.locator("main").innerText() });
+    if (!u.includes("/explore/")) chartsByPage.set(u, await chartsOf(page));
     const links = await page.$$eval("a[href]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
+    const dataLinks: string[] = [];
     for (const l of links) {
       const clean = l.split("#")[0];
       if (!clean.startsWith(preview.root) || seen.has(clean)) continue;
       seen.add(clean);
-      if (/\/data\//.test(clean)) {
-        const r = await fetch(clean);
-        assert.equal(r.status, 200, `data link ${clean} answered ${r.status}`);
+      if (/\/data\//.test(clean)) dataLinks.push(clean);
+      else queue.push(clean);
+    }
+    for (const d of dataLinks) {
+      const r = await fetch(d, { method: "HEAD" });
+      assert.equal(r.status, 200, `data link ${d} answered ${r.status}`);
+    }
+  };
+  const tab = async () => {
+    const page = await ctx.context.newPage();
+    ctx.watch(page);
+    // A tab stops when the queue is empty and no other tab is still visiting (which could add links).
+    for (;;) {
+      const u = visited.size + busy < 300 ? queue.shift() : undefined;
+      if (u === undefined) {
+        if (busy === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
         continue;
       }
-      queue.push(clean);
+      busy++;
+      try {
+        await visit(page, u);
+      } finally {
+        busy--;
+      }
     }
-  }
-  await checkCharts(page);
+  };
+  await Promise.all(Array.from({ length: CRAWL_PAGES }, tab));
 });
 
 after(async () => {
@@ -59,29 +87,23 @@ after(async () => {
   await preview?.stop();
 });
 
-async function checkCharts(page: Page) {
-  for (const u of visited.keys()) {
-    if (u.includes("/explore/")) continue;
-    await page.goto(u);
-    const charts = await page.$$eval("figure.chart", (figs) =>
-      figs.map((f) => {
-        const svg = f.querySelector(":scope > svg, :scope > figure > svg, :scope > div > svg") as SVGElement | null;
-        const titleId = svg?.getAttribute("aria-labelledby");
-        const title = titleId ? document.getElementById(titleId) : null;
-        return {
-          id: f.id,
-          hasSvg: !!svg,
-          role: svg?.getAttribute("role"),
-          title:
-            title?.tagName.toLowerCase() === "title" && title.parentElement === svg ? (title.textContent ?? "") : "",
-          desc: svg?.querySelector(":scope > desc")?.textContent ?? "",
-          caption: f.querySelector("figcaption")?.textContent ?? "",
-          marks: svg ? svg.querySelectorAll("rect, circle, path, line").length : 0,
-        };
-      }),
-    );
-    chartsByPage.set(u, charts);
-  }
+async function chartsOf(page: Page) {
+  return page.$$eval("figure.chart", (figs) =>
+    figs.map((f) => {
+      const svg = f.querySelector(":scope > svg, :scope > figure > svg, :scope > div > svg") as SVGElement | null;
+      const titleId = svg?.getAttribute("aria-labelledby");
+      const title = titleId ? document.getElementById(titleId) : null;
+      return {
+        id: f.id,
+        hasSvg: !!svg,
+        role: svg?.getAttribute("role"),
+        title: title?.tagName.toLowerCase() === "title" && title.parentElement === svg ? (title.textContent ?? "") : "",
+        desc: svg?.querySelector(":scope > desc")?.textContent ?? "",
+        caption: f.querySelector("figcaption")?.textContent ?? "",
+        marks: svg ? svg.querySelectorAll("rect, circle, path, line").length : 0,
+      };
+    }),
+  );
 }
 const chartsByPage = new Map<
   string,

@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { startPreview, launchBrowser, type Preview } from "./harness.ts";
+import { startPreview, launchBrowser, inTabs, type Preview } from "./harness.ts";
 import { studies } from "./expectations.ts";
 
 let preview: Preview;
@@ -99,20 +99,23 @@ for (const width of WIDTHS) {
         urls.some((u) => u.includes(`/${must}`)),
         `no ${must} page was crawled`,
       );
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
-    const bad: string[] = [];
-    for (const u of urls) {
-      await page.goto(u, { waitUntil: "load" });
-      if (u.includes("/explore/"))
-        await page.waitForFunction(
-          () => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""),
-          null,
-          { timeout: 120_000 },
-        );
-      const o = await overflow(page);
-      if (o.sw > o.vw) bad.push(`${u.slice(preview.root.length - 1)}: ${o.sw} px wide (widest: ${o.widest})`);
-    }
-    await page.close();
+    const found = await inTabs(
+      () => browser.newPage({ viewport: { width, height: 900 } }),
+      urls,
+      3,
+      async (page, u) => {
+        await page.goto(u, { waitUntil: "load" });
+        if (u.includes("/explore/"))
+          await page.waitForFunction(
+            () => ["done", "error"].includes(document.getElementById("explore")?.dataset.state ?? ""),
+            null,
+            { timeout: 120_000 },
+          );
+        const o = await overflow(page);
+        return o.sw > o.vw ? `${u.slice(preview.root.length - 1)}: ${o.sw} px wide (widest: ${o.widest})` : "";
+      },
+    );
+    const bad = found.filter(Boolean);
     assert.deepEqual(bad, [], `pages wider than ${width} px:\n${bad.join("\n")}`);
   });
 }

@@ -125,18 +125,39 @@ deps_reseed() {
   "$MCPS_BIN/seeder" --url "$REDIS_URL" >&2 || die "seeding redis failed"
 }
 
-# mcps_apply_limits CELL_DIR PID...: the seed's per-server limits (2 CPUs, 2 GB) when the profile
-# sets SAMEBOX_MCP_CPUS / SAMEBOX_MCP_MEMORY_MAX (full profile): cgroup v2 (cpu.max, memory.max;
-# the server tree moved into /sys/fs/cgroup/samebox-mcp) where the machine has it, else CPU
-# affinity with taskset (no memory limit: said in the record). Writes CELL_DIR/limits.json.
-mcps_apply_limits() {
-  local cell="$1"; shift
-  local cpus="${SAMEBOX_MCP_CPUS:-}" mem="${SAMEBOX_MCP_MEMORY_MAX:-}" method="none" p tree
-  if [[ -z "$cpus$mem" ]]; then printf '{"method": "none"}\n' > "$cell/limits.json"; return 0; fi
-  [[ -z "$cpus" || "$cpus" =~ ^[1-9][0-9]*$ ]] || die "SAMEBOX_MCP_CPUS='$cpus' is not valid (valid: a whole number of CPUs, e.g. 2)"
-  [[ -z "$mem" || "$mem" =~ ^[1-9][0-9]*[KMG]$ ]] || die "SAMEBOX_MCP_MEMORY_MAX='$mem' is not valid (valid: e.g. 2G, 512M)"
-  # The whole tree: children and threads already running (workers forked later inherit both).
-  tree="$(python3 - "$@" <<'PY'
+# mcps_isolation_params: SAMEBOX_SUT_CPUS / SAMEBOX_LOADGEN_CPUS (CPU lists such as 1 and 0) give the server
+# under test its own CPUs and the load generator, Redis and the API service the others, by CPU affinity
+# (taskset): in proportion to seed 003, where each server had its own 2-CPU container and k6 ran outside
+# it. Both set, or neither (every process on every CPU). Sets LOADGEN_PIN: the prefix that pins a command.
+mcps_isolation_params() {
+  local sut="${SAMEBOX_SUT_CPUS:-}" gen="${SAMEBOX_LOADGEN_CPUS:-}" list='^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$' n
+  LOADGEN_PIN=()
+  [[ -z "$sut$gen" ]] && return 0
+  [[ -n "$sut" && -n "$gen" ]] || die "SAMEBOX_SUT_CPUS='$sut' and SAMEBOX_LOADGEN_CPUS='$gen': set both or neither (e.g. 1 and 0)"
+  [[ "$sut" =~ $list ]] || die "SAMEBOX_SUT_CPUS='$sut' is not valid (valid: a CPU list such as 1 or 2-3)"
+  [[ "$gen" =~ $list ]] || die "SAMEBOX_LOADGEN_CPUS='$gen' is not valid (valid: a CPU list such as 0 or 0-1)"
+  n="$(nproc --all)"
+  local a b
+  a="$(cpu_list_expand "$sut")" b="$(cpu_list_expand "$gen")"
+  [[ -z "$(comm -12 <(tr ' ' '\n' <<< "$a" | sort) <(tr ' ' '\n' <<< "$b" | sort))" ]] \
+    || die "SAMEBOX_SUT_CPUS='$sut' and SAMEBOX_LOADGEN_CPUS='$gen' share CPUs (they must be disjoint)"
+  for c in $a $b; do (( c < n )) || die "CPU $c (SAMEBOX_SUT_CPUS='$sut', SAMEBOX_LOADGEN_CPUS='$gen') is not on this machine (CPUs 0-$(( n - 1 )))"; done
+  LOADGEN_PIN=(taskset -c "$gen")
+}
+
+# cpu_list_expand LIST: "0,2-3" -> "0 2 3".
+cpu_list_expand() {
+  local part parts out=() i
+  IFS=, read -r -a parts <<< "$1"
+  for part in "${parts[@]}"; do
+    if [[ "$part" == *-* ]]; then for (( i = ${part%-*}; i <= ${part#*-}; i++ )); do out+=("$i"); done; else out+=("$part"); fi
+  done
+  echo "${out[*]}"
+}
+
+# mcps_process_tree PID...: the pids and every process below them, space-separated.
+mcps_process_tree() {
+  python3 - "$@" <<'PY'
 import os, sys
 roots = {int(p) for p in sys.argv[1:]}
 parent = {}
@@ -155,7 +176,45 @@ while grew:
             tree.add(p); grew = True
 print(" ".join(map(str, sorted(tree))))
 PY
-)"
+}
+
+# mcps_apply_isolation CELL_DIR PID...: the server's tree on SAMEBOX_SUT_CPUS, Redis and the API service on
+# SAMEBOX_LOADGEN_CPUS (the generator is started pinned: LOADGEN_PIN); without isolation Redis, the API
+# service and the server go back to every CPU (an earlier cell may have pinned them). Runs after
+# mcps_apply_limits, whose CPU affinity it keeps when isolation is off. Writes CELL_DIR/isolation.json.
+mcps_apply_isolation() {
+  local cell="$1" p all
+  shift
+  mcps_isolation_params
+  all="0-$(( $(nproc --all) - 1 ))"
+  local deps
+  deps="$(mcps_process_tree "$(redis_pid)" "$(api_pid)")"
+  if (( ${#LOADGEN_PIN[@]} == 0 )); then
+    # every CPU again, for the server too unless the seed's limits pinned it (mcps_apply_limits, taskset)
+    [[ "$(json_get "$cell/limits.json" method 2>/dev/null)" == taskset ]] || deps="$deps $(mcps_process_tree "$@")"
+    for p in $deps; do taskset -a -p -c "$all" "$p" >/dev/null 2>&1 || true; done
+    printf '{"isolated": false}\n' > "$cell/isolation.json"
+    return 0
+  fi
+  for p in $(mcps_process_tree "$@"); do taskset -a -p -c "$SAMEBOX_SUT_CPUS" "$p" >/dev/null || die "could not pin $p to CPUs $SAMEBOX_SUT_CPUS"; done
+  for p in $deps; do taskset -a -p -c "$SAMEBOX_LOADGEN_CPUS" "$p" >/dev/null || die "could not pin $p to CPUs $SAMEBOX_LOADGEN_CPUS"; done
+  printf '{"isolated": true, "method": "taskset", "sut_cpus": "%s", "loadgen_cpus": "%s", "deps_cpus": "%s", "sut_cpu_count": %s, "loadgen_cpu_count": %s}\n' \
+    "$SAMEBOX_SUT_CPUS" "$SAMEBOX_LOADGEN_CPUS" "$SAMEBOX_LOADGEN_CPUS" \
+    "$(wc -w <<< "$(cpu_list_expand "$SAMEBOX_SUT_CPUS")")" "$(wc -w <<< "$(cpu_list_expand "$SAMEBOX_LOADGEN_CPUS")")" > "$cell/isolation.json"
+}
+
+# mcps_apply_limits CELL_DIR PID...: the seed's per-server limits (2 CPUs, 2 GB) when the profile
+# sets SAMEBOX_MCP_CPUS / SAMEBOX_MCP_MEMORY_MAX (full profile): cgroup v2 (cpu.max, memory.max;
+# the server tree moved into /sys/fs/cgroup/samebox-mcp) where the machine has it, else CPU
+# affinity with taskset (no memory limit: said in the record). Writes CELL_DIR/limits.json.
+mcps_apply_limits() {
+  local cell="$1"; shift
+  local cpus="${SAMEBOX_MCP_CPUS:-}" mem="${SAMEBOX_MCP_MEMORY_MAX:-}" method="none" p tree
+  if [[ -z "$cpus$mem" ]]; then printf '{"method": "none"}\n' > "$cell/limits.json"; return 0; fi
+  [[ -z "$cpus" || "$cpus" =~ ^[1-9][0-9]*$ ]] || die "SAMEBOX_MCP_CPUS='$cpus' is not valid (valid: a whole number of CPUs, e.g. 2)"
+  [[ -z "$mem" || "$mem" =~ ^[1-9][0-9]*[KMG]$ ]] || die "SAMEBOX_MCP_MEMORY_MAX='$mem' is not valid (valid: e.g. 2G, 512M)"
+  # The whole tree: children and threads already running (workers forked later inherit both).
+  tree="$(mcps_process_tree "$@")"
   if [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then
     local cg=/sys/fs/cgroup/samebox-mcp
     mkdir -p "$cg"

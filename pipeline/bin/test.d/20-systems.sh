@@ -226,8 +226,19 @@ row_count() {
   esac
 }
 count_is() { local n; n="$(row_count "$1" 2>&1)"; [[ "$n" == "$2" ]] || { echo "sbtest1 has '$n' rows, want $2"; return 1; }; }
+# run_cell DIR COMMAND...: the command's stdout and stderr into DIR; on failure its exit code, the
+# tail of its stderr and of the warm-up output, so a failed cell says why in the suite's log.
+run_cell() {
+  local dir="$1" rc=0
+  shift
+  "$@" > "$dir/stdout.txt" 2> "$dir/stderr.txt" || rc=$?
+  (( rc == 0 )) && return 0
+  echo "exit $rc; stderr:"; tail -n 8 "$dir/stderr.txt"
+  [[ ! -s "$dir/warmup.txt" ]] || { echo "warmup.txt:"; tail -n 5 "$dir/warmup.txt"; }
+  return "$rc"
+}
 export systems
-export -f row_count count_is pgbench_plausible
+export -f row_count count_is pgbench_plausible run_cell
 expect_skip() { local rc=0; "$study/run" "$@" >/dev/null 2>&1 || rc=$?; [[ $rc -eq 3 ]] || { echo "exit $rc"; return 1; }; }
 
 for wl_json in "$study"/workloads/*.json; do
@@ -241,8 +252,7 @@ for wl_json in "$study"/workloads/*.json; do
     fi
     dir="$cells/$s.$workload"
     mkdir -p "$dir"
-    t "oltp/run $s $workload" env CELL_DIR="$dir" bash -c '"$1" "$2" "$3" > "$4/stdout.txt" 2> "$4/stderr.txt"' _ \
-      "$study/run" "$s" "$workload" "$dir"
+    t "oltp/run $s $workload" env CELL_DIR="$dir" bash -c 'run_cell "$1" "${@:2}"' _ "$dir" "$study/run" "$s" "$workload"
     t "  $s $workload output is plausible" "${tool}_plausible" "$dir"
     if [[ "$workload" == oltp_insert ]]; then
       t "  $s oltp_insert left the tables at $SB_TABLE_SIZE rows" count_is "$s" "$SB_TABLE_SIZE"
@@ -254,7 +264,7 @@ done
 dir="$cells/postgresql.pgbench_select_only.nowarm"
 mkdir -p "$dir"
 t "oltp/run postgresql pgbench_select_only with WARMUP=0 WARMUP_MAX=0" env CELL_DIR="$dir" WARMUP=0 WARMUP_MAX=0 \
-  bash -c '"$1" postgresql pgbench_select_only > "$2/stdout.txt" 2> "$2/stderr.txt"' _ "$study/run" "$dir"
+  bash -c 'run_cell "$1" "$2" postgresql pgbench_select_only' _ "$dir" "$study/run"
 t "  no warm-up: plausible, no warm-up output (warmup.txt empty, no warmup.json)" bash -c 'pgbench_plausible "$1" && [[ ! -s "$1/warmup.txt" && ! -e "$1/warmup.json" ]]' _ "$dir"
 t "  measured-window markers written" bash -c '[[ -f "$1/.measure-start" && -f "$1/.measure-end" ]]' _ "$dir"
 
@@ -307,8 +317,7 @@ t "  oltp/prepare pgcopy" "$copy_study/prepare" pgcopy
 for workload in oltp_read_only pgbench_select_only; do
   dir="$cells/pgcopy.$workload"
   mkdir -p "$dir"
-  t "  oltp/run pgcopy $workload" env CELL_DIR="$dir" bash -c '"$1" pgcopy "$2" > "$3/stdout.txt" 2> "$3/stderr.txt"' _ \
-    "$copy_study/run" "$workload" "$dir"
+  t "  oltp/run pgcopy $workload" env CELL_DIR="$dir" bash -c 'run_cell "$1" "$2" pgcopy "$3"' _ "$dir" "$copy_study/run" "$workload"
 done
 t "  pgcopy oltp_read_only output is plausible" sysbench_plausible "$cells/pgcopy.oltp_read_only"
 t "  pgcopy pgbench_select_only output is plausible" pgbench_plausible "$cells/pgcopy.pgbench_select_only"

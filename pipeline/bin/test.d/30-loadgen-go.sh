@@ -32,9 +32,10 @@ t "steady.sh: STEADY_DRIFT=2 is refused naming what is valid" grep -qF "STEADY_D
 # steady_warmup (oltp's sysbench/pgbench): ONE run of the tool, judged window by window and stopped once
 # steady. The fake tool runs as oltp's does (a function wrapping timeout, piped through tee and sed -u),
 # so it is a grandchild of the warm-up's pipeline. A low first window then steady ones: stopped after its
-# 4th window (the chunked warm-up of 2026-11-28 restarted the tool and took 8 s) with nothing of it left
-# running; never steady: stopped before WARMUP_MAX, steady=false; no window, or a tool that ends before
-# the warm-up is decided: failure; WARMUP_MAX=0: one fixed run of WARMUP seconds.
+# 4th window (not a restart per judgement, which takes 8 s) with nothing of it left running; never steady:
+# stopped before WARMUP_MAX, steady=false, the same when the wall clock jumps an hour at every reading
+# (the rule reads a clock that does not jump); no window, or a tool that ends before the warm-up is
+# decided: failure; WARMUP_MAX=0: one fixed run of WARMUP seconds.
 stream_dir=$(mktemp -d)
 cat > "$stream_dir/samebox-fake-tool" <<'SH'
 #!/usr/bin/env bash
@@ -51,8 +52,12 @@ SH
 chmod +x "$stream_dir/samebox-fake-tool"
 # shellcheck disable=SC2016  # expanded by the inner bash
 stream() {
-  FAKE_TOOL="$stream_dir/samebox-fake-tool" MODE="$1" OUT="$stream_dir/$1.json" WARMUP_MAX="${2:-6}" bash -c '
+  FAKE_TOOL="$stream_dir/samebox-fake-tool" MODE="$1" OUT="$stream_dir/$1${JUMP:+-jump}.json" WARMUP_MAX="${2:-6}" bash -c '
     . bench-scripts/lib/common.sh; . bench-scripts/lib/steady.sh; WARMUP=1 STEADY_TOL=0.1
+    if [[ -n "${JUMP:-}" ]]; then
+      # a wall clock stepped an hour ahead at every reading
+      date() { local n; n=$(cat "$OUT.n" 2>/dev/null || echo 0); echo $(( n + 1 )) > "$OUT.n"; echo "$(( $(command date +%s) + 3600 * n )).0"; }
+    fi
     run_bounded() { timeout --foreground --kill-after=10 "$1" "${@:2}"; }
     fake() { run_bounded $(( $1 + 30 )) "$FAKE_TOOL" "$1" "$MODE" 2>&1 | tee -a "$OUT.txt" | sed -u -n "s/^tps: \([0-9.]*\)\$/\1/p"; }
     rc=0; steady_warmup fake "$OUT" 2>/dev/null || rc=$?; echo "rc=$rc"'
@@ -60,6 +65,7 @@ stream() {
 steady_rc=$(stream steady)
 left=$(pgrep -f "$stream_dir/samebox-fake-tool" || true)
 alt_rc=$(stream alt)
+jump_rc=$(JUMP=1 stream alt)
 none_rc=$(stream none)
 short_rc=$(stream short)
 fixed_rc=$(stream fixed 0)
@@ -68,6 +74,8 @@ t "steady.sh: low first window then steady -> one run, stopped after its 4th win
 t "steady.sh: the tool is stopped once steady (rc 0, no process of it left)" test "$steady_rc/$left" = "rc=0/"
 t "steady.sh: never steady -> stopped within WARMUP_MAX, steady=false, 5 whole windows" \
   jq -e '.steady == false and .warmup_s <= 6 and .window_rates == [50,100,50,100,50]' "$stream_dir/alt.json"
+t "steady.sh: never steady while the wall clock jumps an hour at every reading -> the same 5 windows, rc 0" \
+  bash -c '[[ "$1" == rc=0 ]] && jq -e ".steady == false and .warmup_s <= 6 and .window_rates == [50,100,50,100,50]" "$2"' _ "$jump_rc" "$stream_dir/alt-jump.json"
 t "steady.sh: no window, or a tool that ends before the warm-up is decided, fails (rc 1)" \
   test "$alt_rc/$none_rc/$short_rc" = "rc=0/rc=1/rc=1"
 t "steady.sh: WARMUP_MAX=0 -> one fixed run of WARMUP s to its end, not judged" \

@@ -98,7 +98,38 @@ if (( ${#conformant[@]} > 0 )); then
   else bad "restart $s for the negative check"; fi
 fi
 
-# 7. A ci profile run of the study (records in a temporary data dir).
+# 7. Isolation (SAMEBOX_SUT_CPUS / SAMEBOX_LOADGEN_CPUS): the server's tree runs on its CPUs, Redis, the
+# api-service and the load generator on the others, the cell records both counts; a cell without them puts
+# Redis and the api-service back on every CPU.
+if (( ${#conformant[@]} > 0 )) && (( $(nproc --all) >= 2 )); then
+  s=${conformant[0]}; dir=bench-scripts/systems/$s
+  if bash "$dir/start" >/dev/null 2>&1; then
+    cell=$(mktemp -d)
+    allowed() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
+    redis_now() { bash "$study/deps" status | sed -n 's/^REDIS_PID=//p'; }
+    if CELL_DIR="$cell" THREADS=2 DURATION=1 WARMUP=0 WARMUP_MAX=0 SAMEBOX_SUT_CPUS=1 SAMEBOX_LOADGEN_CPUS=0 \
+        bash "$study/run" "$s" closed_loop > "$cell/stdout.txt" 2> "$cell/stderr.txt"; then
+      pid=$(bash "$dir/pids" | head -n 1)
+      got="server $(allowed "$pid"), redis $(allowed "$(redis_now)")"
+      parsed=$(node_modules/.bin/node --disable-warning=ExperimentalWarning pipeline/cli.ts parse mcp-servers "$cell" 2>&1)
+      [[ "$got" == "server 1, redis 0" ]] && ok "isolated cell: $got" || bad "isolated cell: $got (want server 1, redis 0)"
+      grep -q '"metric":"loadgen_cpus","value":1' <<<"$parsed" && grep -q '"metric":"sut_cpus","value":1' <<<"$parsed" \
+        && jq -e '.isolated == true and .sut_cpus == "1" and .loadgen_cpus == "0"' "$cell/isolation.json" >/dev/null \
+        && ok "isolated cell records sut_cpus 1 and loadgen_cpus 1 (isolation.json)" || bad "isolated cell records: $(cat "$cell/isolation.json"); $(grep -c cpus <<<"$parsed") cpus metrics"
+      CELL_DIR="$cell" THREADS=2 DURATION=1 WARMUP=0 WARMUP_MAX=0 bash "$study/run" "$s" closed_loop > "$cell/stdout.txt" 2> "$cell/stderr.txt"
+      shared="server $(allowed "$pid"), redis $(allowed "$(redis_now)")"
+      every="0-$(( $(nproc --all) - 1 ))"
+      [[ "$shared" == "server $every, redis $every" ]] && jq -e '.isolated == false' "$cell/isolation.json" >/dev/null \
+        && ok "a cell without isolation puts the server and Redis back on every CPU" || bad "after a shared cell: $shared"
+    else bad "isolated closed_loop cell of $s"; tail -n 6 "$cell/stderr.txt" | sed 's/^/     | /'; fi
+    err=$(SAMEBOX_SUT_CPUS=1 SAMEBOX_LOADGEN_CPUS=1 bash "$study/run" "$s" closed_loop 2>&1); rc=$?
+    [[ $rc -ne 0 && "$err" == *"share CPUs (they must be disjoint)"* ]] && ok "overlapping CPU sets are refused naming both" || bad "overlapping CPU sets: exit $rc: ${err: -200}"
+    rm -rf "$cell"
+    bash "$dir/stop" >/dev/null 2>&1
+  else bad "start $s for the isolation check"; fi
+fi
+
+# 8. A ci profile run of the study (records in a temporary data dir).
 data=$(mktemp -d)
 if SAMEBOX_DATA_DIR="$data" node_modules/.bin/node --disable-warning=ExperimentalWarning pipeline/cli.ts run --profile ci --studies mcp-servers > "$data/run.log" 2>&1; then
   ok "ci profile run of mcp-servers: $(tail -n 1 "$data/run.log" | cut -c1-120)"

@@ -12,6 +12,7 @@
 #   end with the cloud commands replaced.
 # Tools are built once into $SAMEBOX_TOOLS_DIR (default ~/.cache/samebox-tools)
 # and rebuilt only when their pinned go.mod/go.sum or requirements change.
+# `--setup-only`: build and install the tools, then stop (pipeline/bin/test-prewarm.sh runs it so).
 # Checks are functions run through check(), which shellcheck cannot follow.
 # shellcheck disable=SC2317
 set -uo pipefail
@@ -85,14 +86,21 @@ setup_venv() { # <venv dir> <requirements file>: (re)install when the requiremen
 
 setup_start=$(date +%s)
 command -v go >/dev/null || { note "go is not installed (expected /usr/local/go/bin/go)"; fail=$((fail + 1)); finish; }
+# One setup at a time (pipeline/bin/test-prewarm.sh may be running this setup in the background): the
+# second waits for the first and then finds every tool current.
+mkdir -p "$bin"
+exec {setup_lock}>"$tools/.setup.lock"
+flock -w 1800 "$setup_lock" || { note "waited 30 min for $tools/.setup.lock"; fail=$((fail + 1)); finish; }
 check "setup: shellcheck (apt)" apt_install shellcheck git
 # dev=no: a release version string, so required_version constraints match it.
 check "setup: tflint (go build)" build_go_tool tflint terraform/tools/tflint github.com/terraform-linters/tflint
 check "setup: actionlint (go build)" build_go_tool actionlint terraform/tools/actionlint github.com/rhysd/actionlint/cmd/actionlint
 check "setup: pytest + moto venv (pip)" setup_venv "$tools/venv-tests" terraform/tests/requirements.txt
 check "setup: checkov + zizmor venv (pip)" setup_venv "$tools/venv-checkov" terraform/tools/checkov/requirements.txt
+flock -u "$setup_lock"
 note "setup took $(( $(date +%s) - setup_start ))s"
 (( fail == 0 )) || finish
+[[ ${1:-} == --setup-only ]] && finish
 
 # --- Terraform ----------------------------------------------------------------
 
@@ -179,7 +187,9 @@ check "shellcheck box script, workflow steps, this suite" shellcheck -x terrafor
 # --- pytest: moto server + box entry script ---------------------------------------
 
 pytest_suite() {
-  "$tools/venv-tests/bin/python" -m pytest terraform/tests -q -p no:cacheprovider -rs > "$log_dir/pytest.txt" 2>&1
+  # One worker per core (at most 4); each worker starts its own moto server (conftest's session fixture).
+  local workers; workers=$(nproc); (( workers > 4 )) && workers=4
+  "$tools/venv-tests/bin/python" -m pytest terraform/tests -q -p no:cacheprovider -rs -n "$workers" > "$log_dir/pytest.txt" 2>&1
   local rc=$?
   cat "$log_dir/pytest.txt"
   return "$rc"

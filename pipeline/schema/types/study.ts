@@ -5,9 +5,52 @@
 import type { Capability, Dialect } from "./defs.ts";
 
 /**
+ * how ours is read from a run: machine (its manifest's machine: cores, or memory in GiB, times an optional factor such as a buffer pool's share), env (the product of these profile env parameters, each from the run's profile else the study's parameter default; max_env names the upper bound of a range, e.g. WARMUP to WARMUP_MAX; times a factor; else_machine: the machine's cores or memory when the parameter is unset), cell (the compared cells' concurrency, or the verdict's paired repetitions), or text (a fixed description of ours; matches_seed: it is the seed's setup in other words); cpu_sets (the run's SAMEBOX_SUT_CPUS / SAMEBOX_LOADGEN_CPUS: the count of the system under test's CPUs, or the split in words, `shared` when unset)
+ */
+export type OursCondition =
+  | {
+      machine: "cores" | "memory_gib";
+      times?: number;
+    }
+  | {
+      /**
+       * @minItems 1
+       */
+      env: string[];
+      max_env?: string;
+      /**
+       * a factor the product is multiplied by (e.g. the rows at scale 1)
+       */
+      times?: number;
+      /**
+       * ours when none of the parameters is set in the run's profile and the study has no default for it (e.g. no CPU limit: the machine's cores)
+       */
+      else_machine?: "cores" | "memory_gib";
+    }
+  | {
+      cell: "concurrency" | "repetitions";
+    }
+  | {
+      text: string;
+      matches_seed?: boolean;
+    }
+  | {
+      cpu_sets: {
+        /**
+         * true: ours is the number of CPUs the system under test had (SAMEBOX_SUT_CPUS's list, else SAMEBOX_MCP_CPUS, else the machine's cores); false: ours is a text
+         */
+        count: boolean;
+        /**
+         * the text when the run set no CPU sets (count false)
+         */
+        shared: string;
+      };
+    };
+
+/**
  * samebox study (bench-scripts/studies/<name>/study.json)
  *
- * A study's identity, the facts the site shows about it, and its documentation. name, title, seed, seed_attribution, requires, dialects, description, workload_order, cleanup_needs_system, display_order, category_order, headline_metrics and presets are read by the pipeline and the site and are typed here. Every other field is the study's own documentation of its method (data, parameters, outputs, variants, parity, seed flaws, ...) shown on its site page; studies legitimately document different things, so those stay open (additionalProperties true) with only their common shapes typed below.
+ * A study's identity, the facts the site shows about it, and its documentation. name, title, seed, seed_attribution, seed_conditions, requires, dialects, description, workload_order, cleanup_needs_system, display_order, category_order, headline_metrics and presets are read by the pipeline and the site and are typed here. Every other field is the study's own documentation of its method (data, parameters, outputs, variants, parity, seed flaws, ...) shown on its site page; studies legitimately document different things, so those stay open (additionalProperties true) with only their common shapes typed below.
  */
 export interface StudyFile {
   /**
@@ -31,6 +74,19 @@ export interface StudyFile {
      * the hardware and versions it was measured on
      */
     setup: string;
+  };
+  /**
+   * the seed's setup as data, beside which every verdict shows ours (pipeline/lib/conditions.ts): hardware and the share of it the system under test had, data size, concurrency, duration, warm-up, client, network, repetitions. Each row says how ours is read from a run (its manifest's machine, its profile env, the cells' concurrency, the verdict's repetitions), so the difference and the scale factor are computed, never typed in
+   */
+  seed_conditions?: {
+    /**
+     * where the facts come from (the seed's sections, ../shared/reference files)
+     */
+    source: string;
+    /**
+     * @minItems 1
+     */
+    rows: SeedCondition[];
   };
   /**
    * capabilities every system of the study must have (system.json capabilities); profiles pick which of those systems run
@@ -121,4 +177,47 @@ export interface StudyFile {
     [k: string]: string;
   };
   [k: string]: unknown;
+}
+export interface SeedCondition {
+  /**
+   * unique within the study
+   */
+  id: string;
+  /**
+   * what the row is, as a table row names it ("vCPUs", "sysbench rows")
+   */
+  label: string;
+  /**
+   * the unit of seed and ours when they are numbers ("vCPU", "GiB", "rows", "s", "threads")
+   */
+  unit?: string;
+  /**
+   * the seed's value: a number where ours is a number too (then the scale factor ours/seed is shown), else the seed's words ("not stated")
+   */
+  seed: number | string;
+  /**
+   * how the seed puts it, when that says more than the value
+   */
+  seed_text?: string;
+  /**
+   * true when the seed does not state it and it is read from its scripts or output
+   */
+  inferred?: boolean;
+  /**
+   * the workloads the row applies to (a trailing * matches a prefix); absent = every workload
+   *
+   * @minItems 1
+   */
+  workloads?: string[];
+  /**
+   * the workloads the row does not apply to (a trailing * matches a prefix)
+   *
+   * @minItems 1
+   */
+  not_workloads?: string[];
+  /**
+   * false for a row shown in the study's table only, never beside a verdict (e.g. a buffer size larger than the data at both scales); absent = true
+   */
+  matters?: boolean;
+  ours: OursCondition;
 }

@@ -11,7 +11,9 @@ import {
   claimRegion,
   fmtRatio,
   judgeClaim,
+  judgeLogInterval,
   pairedRepetitions,
+  pairedSamples,
   regionText,
   workloadText,
   type ClaimJudgement,
@@ -26,6 +28,10 @@ import {
 } from "../../../pipeline/lib/claim-run.ts";
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 import { serverVariantLabel as label, stateOf } from "../../../pipeline/lib/servers.ts";
+import { specChanges } from "../../../pipeline/lib/claim-spec.ts";
+import { claimReplicates } from "../../../pipeline/lib/replicates.ts";
+import { tQuantile } from "../../../pipeline/lib/stats.ts";
+import { benjaminiHochberg, decisionP } from "../../../pipeline/lib/fdr.ts";
 
 // claims.json's shape: pipeline/schema/claims.schema.json and its generated types. `samebox publish`
 // checks each study's claims.json against it and carries it into studies.json (study.claims).
@@ -50,9 +56,101 @@ export interface ClaimVerdict extends ClaimJudgement {
   hasInterval: boolean;
   /** The run the claim is judged from (absent: no run measured both sides). */
   run?: RunManifest;
+  /** Every replicate run of the same experiment combined (pipeline/lib/replicates.ts), judged by the same rule. */
+  replicates?: ReplicatesView;
+  /** The fields of the claim that differ between the specification its run was judged under and the study's current one. */
+  specChanged?: string[];
+  /** The study's false-discovery-rate control over its judged claims (pipeline/lib/fdr.ts): this verdict's p and whether BH keeps it. */
+  fdr?: FdrMark;
   /** Each side's mean over the paired repetitions, with the cells' unit. */
   a?: { mean: number; unit: string };
   b?: { mean: number; unit: string };
+}
+
+export interface FdrMark {
+  p: number;
+  kept: boolean;
+  /** how many of the study's claims were tested (judged with an interval) */
+  tested: number;
+}
+
+export interface ReplicatesView {
+  k: number;
+  hosts: string[];
+  ratio: number;
+  lo: number;
+  hi: number;
+  /** a new run's ratio, 95 % (from 3 replicates on) */
+  predLo?: number;
+  predHi?: number;
+  /** between-run standard deviation of the log ratio */
+  tau: number;
+  verdict: Verdict;
+  /** host types whose own combined interval decides opposite ways (reproduces and does not reproduce) */
+  hostDependent: boolean;
+  byHost: Array<{ host: string; k: number; ratio: number; verdict: Verdict }>;
+  runIds: string[];
+  /** the across-runs verdict under the study's false-discovery-rate control */
+  fdr?: FdrMark;
+  /** each replicate's own ratio with its single-run 95 % Student-t interval (the forest plot's rows) */
+  perRun: Array<{ run_id: string; host: string; n: number; ratio: number; lo: number; hi: number }>;
+}
+
+/** The claim's replicates in the experiment of its chosen run, combined and judged. */
+function replicatesView(
+  claim: Claim,
+  study: string,
+  anchor: RunManifest,
+  runs: RunManifest[],
+  counted: ResultRecord[],
+): ReplicatesView | undefined {
+  const rep = claimReplicates(
+    claim,
+    study,
+    anchor,
+    runs,
+    counted,
+    (m) =>
+      pairedSamples(
+        counted.filter((r) => r.run_id === m.run_id),
+        claim,
+      ),
+    MIN_REPETITIONS,
+  );
+  if (!rep?.combined) return undefined;
+  const c = rep.combined;
+  const judge = (x: typeof c) => judgeLogInterval(claim, { n: x.k, m: x.m, h: x.h, level: x.level }).verdict;
+  const byHost = rep.byHost.map((b) => ({
+    host: b.host,
+    k: b.combined.k,
+    ratio: Math.exp(b.combined.m),
+    verdict: judge(b.combined),
+  }));
+  const decided = new Set(byHost.map((b) => b.verdict));
+  return {
+    k: c.k,
+    hosts: c.hosts,
+    ratio: Math.exp(c.m),
+    lo: Math.exp(c.m - c.h),
+    hi: Math.exp(c.m + c.h),
+    ...(c.predH !== undefined ? { predLo: Math.exp(c.m - c.predH), predHi: Math.exp(c.m + c.predH) } : {}),
+    tau: Math.sqrt(c.tau2),
+    verdict: judge(c),
+    hostDependent: decided.has("reproduces") && decided.has("does not reproduce"),
+    byHost,
+    runIds: rep.runs.map((r) => r.run_id),
+    perRun: rep.runs.map((r) => {
+      const h = tQuantile(0.975, r.n - 1) * r.se;
+      return {
+        run_id: r.run_id,
+        host: r.host,
+        n: r.n,
+        ratio: Math.exp(r.y),
+        lo: Math.exp(r.y - h),
+        hi: Math.exp(r.y + h),
+      };
+    }),
+  };
 }
 
 /** "a is `ratio` times better than b": a/b for higher-is-better metrics, b/a for lower-is-better. */
@@ -158,12 +256,16 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     if (pairedRepetitions(claim, chosen.samples) < minRepetitions) {
       why += ` No run measured both sides ${minRepetitions} times; this run has the most paired repetitions of the ${chosen.measuredRuns === 1 ? "one run" : `${chosen.measuredRuns} runs`} that measured both (the newest on a tie; runs are never pooled).`;
     }
+    const changed = specChanges(claim, current);
+    const replicates = replicatesView(claim, study.name, chosen.run, runs, counted);
     return {
       ...j,
       claim,
       publishedRatio,
       region,
       why,
+      ...(changed.length ? { specChanged: changed } : {}),
+      ...(replicates ? { replicates } : {}),
       run: chosen.run,
       hasInterval: j.lo !== undefined && j.hi !== undefined,
       // a claim about each of several workloads has no one mean per side (its workloads' units differ in size)
@@ -175,10 +277,54 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
           }),
     };
   });
+  markFdr(rows);
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const r of rows) counts[r.verdict]++;
   const used = new Set(rows.map((r) => r.run?.run_id).filter(Boolean));
   return { study, claims, rows, runs: runs.filter((m) => used.has(m.run_id)), counts };
+}
+
+/** Log-scale interval of a row's featured judgement and of its across-runs combination, for decisionP. */
+function featuredInterval(r: ClaimVerdict) {
+  if (!r.hasInterval || r.level === undefined || !r.ratio || r.claim.each_of) return undefined;
+  return {
+    m: Math.log(r.ratio),
+    h: Math.log(r.hi! / r.ratio),
+    level: r.level,
+    df: r.n - 1,
+  };
+}
+function acrossInterval(x: ReplicatesView) {
+  const df = x.k > 1 ? x.k - 1 : x.perRun[0].n - 1;
+  return { m: Math.log(x.ratio), h: Math.log(x.hi / x.ratio), level: 0.05, df };
+}
+
+/**
+ * Benjamini–Hochberg over the study's judged claims (pipeline/lib/fdr.ts), once for the featured verdicts and
+ * once for the verdicts across runs: each decided row says whether its decision is kept at a 5 % false
+ * discovery rate. The verdicts themselves stay each claim's own rule.
+ */
+function markFdr(rows: ClaimVerdict[]): void {
+  const mark = (ps: Array<number | undefined>, set: (i: number, m: FdrMark) => void) => {
+    const kept = benjaminiHochberg(ps);
+    const tested = ps.filter((p) => p !== undefined).length;
+    ps.forEach((p, i) => {
+      if (p !== undefined) set(i, { p, kept: kept[i], tested });
+    });
+  };
+  mark(
+    rows.map((r) => {
+      const iv = featuredInterval(r);
+      return iv && decisionP(r.claim, r.verdict, iv);
+    }),
+    (i, m) => (rows[i].fdr = m),
+  );
+  mark(
+    rows.map((r) =>
+      r.replicates ? decisionP(r.claim, r.replicates.verdict, acrossInterval(r.replicates)) : undefined,
+    ),
+    (i, m) => (rows[i].replicates!.fdr = m),
+  );
 }
 
 export const verdictClass: Record<Verdict, string> = {

@@ -461,7 +461,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 						return time.Time{}, i, err
 					}
 					// The check runs after the clock stopped (ReceivedAt): it is client work, not latency.
-					return r.ReceivedAt, i, mix.Verify(i, r.Result)
+					return r.ReceivedAt, i, mix.VerifyValue(i, r.Value)
 				}
 				break
 			}
@@ -510,6 +510,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		s.Close(closeCtx)
 		cancel()
 	}
+	cfg.CloseIdle()
 	r.fill(rep)
 	for _, s := range sessions {
 		rep.SessionReinits += s.Reinits

@@ -35,7 +35,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/valyala/fastjson"
 )
 
 // Protocol revisions this client speaks.
@@ -105,6 +108,10 @@ type Config struct {
 	Timeout time.Duration
 	// ExtraHeaders are added to every request (e.g. Authorization).
 	ExtraHeaders map[string]string
+
+	epOnce sync.Once
+	ep     *endpoint
+	pool   *connPool // idle connections of the raw HTTP client (transport.go)
 }
 
 // NewHTTPClient returns an HTTP/1.1 client whose idle pool keeps one
@@ -134,6 +141,20 @@ type Session struct {
 	Reinits int64
 	// headerBindings maps tool name -> x-mcp-header bindings (2026-07-28).
 	headerBindings map[string][]HeaderBinding
+
+	// Reused by every request of the session (transport.go): the request
+	// bytes, the response body, its content type, its parsed JSON.
+	wbuf     []byte
+	rbuf     []byte
+	ctypeBuf []byte
+	idBuf    []byte
+	bbuf     []byte
+	resBuf   []byte
+	scratch  []byte
+	sc       *sseScanner
+	lr       io.LimitedReader
+	resp     rawResponse
+	parser   fastjson.Parser
 }
 
 // NewSession returns an uninitialized session.
@@ -151,12 +172,16 @@ func (s *Session) NegotiatedProtocol() string {
 	return s.cfg.Protocol
 }
 
-// Response is the JSON-RPC result of one successful request.
+// Response is the JSON-RPC result of one successful request. Result and
+// Value belong to the session: they are valid until its next request (copy
+// Result to keep it longer).
 type Response struct {
 	Result json.RawMessage
 	// ReceivedAt is when the matching response was decoded, before the rest
 	// of an SSE stream is drained: latency ends here.
 	ReceivedAt time.Time
+	// Value is the parsed result.
+	Value *fastjson.Value
 }
 
 type rpcError struct {
@@ -190,7 +215,7 @@ func (s *Session) Initialize(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	resp, hdr, err := s.exchange(ctx, "initialize", "", raw, true)
+	resp, sid, err := s.exchange(ctx, "initialize", "", raw, true)
 	if err != nil {
 		return err
 	}
@@ -206,7 +231,7 @@ func (s *Session) Initialize(ctx context.Context) error {
 	}
 	s.negotiated = init.ProtocolVersion
 	s.ServerInfo = init.ServerInfo
-	s.sessionID = hdr.Get("Mcp-Session-Id")
+	s.sessionID = sid
 	return s.notify(ctx, "notifications/initialized")
 }
 
@@ -286,7 +311,20 @@ func (s *Session) CallTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, err
 	}
 	var r CallToolResult
-	if err := json.Unmarshal(resp.Result, &r); err != nil {
+	if v := resp.Value; v != nil {
+		if v.Type() != fastjson.TypeObject {
+			return nil, &CallError{KindProtocol, "tools/call result: not an object: " + truncate(string(resp.Result), 120)}
+		}
+		if f := v.Get("isError"); f != nil {
+			if f.Type() != fastjson.TypeTrue && f.Type() != fastjson.TypeFalse && f.Type() != fastjson.TypeNull {
+				return nil, &CallError{KindProtocol, "tools/call result: isError is not a boolean"}
+			}
+			r.IsError = f.Type() == fastjson.TypeTrue
+		}
+		if f := v.Get("resultType"); f != nil && f.Type() == fastjson.TypeString {
+			r.ResultType = string(f.GetStringBytes())
+		}
+	} else if err := json.Unmarshal(resp.Result, &r); err != nil {
 		return nil, &CallError{KindProtocol, "tools/call result: " + err.Error()}
 	}
 	if r.ResultType == "input_required" {
@@ -395,11 +433,12 @@ func (s *Session) setCommonHeaders(req *http.Request, method, name string) {
 	}
 }
 
-// exchange POSTs one request and waits for its response.
-func (s *Session) exchange(ctx context.Context, method, name string, params json.RawMessage, isInit bool) (*Response, http.Header, error) {
+// exchange POSTs one request and waits for its response. It returns the
+// Mcp-Session-Id the server sent when isInit.
+func (s *Session) exchange(ctx context.Context, method, name string, params json.RawMessage, isInit bool) (*Response, string, error) {
 	s.nextID++
 	id := s.nextID
-	body := make([]byte, 0, len(params)+len(method)+48)
+	body := s.bbuf[:0]
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	body = strconv.AppendInt(body, id, 10)
 	body = append(body, `,"method":`...)
@@ -409,7 +448,33 @@ func (s *Session) exchange(ctx context.Context, method, name string, params json
 		body = append(body, params...)
 	}
 	body = append(body, '}')
+	s.bbuf = body
+	s.idBuf = strconv.AppendInt(s.idBuf[:0], id, 10)
 
+	ep := s.cfg.endpoint()
+	if !ep.raw {
+		return s.exchangeHTTP(ctx, method, name, body, isInit)
+	}
+	r, err := s.rawPost(ctx, ep, method, name, body, isInit, isInit)
+	if err != nil {
+		return nil, "", err
+	}
+	defer s.release(r)
+	if r.status < 200 || r.status > 299 {
+		return nil, "", httpError(method, r.status, r.statusTxt, asciiEqualFold(r.ctype, "application/json"), r.body)
+	}
+	resp, err := s.decode(method, r.ctype, s.ctypeBuf, r.status, r.body, r.sse)
+	if r.sse != nil {
+		s.drainSSE(r)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return resp, r.sessionID, nil
+}
+
+// exchangeHTTP is exchange over net/http (endpoints that are not plain http).
+func (s *Session) exchangeHTTP(ctx context.Context, method, name string, body []byte, isInit bool) (*Response, string, error) {
 	if s.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
@@ -417,7 +482,7 @@ func (s *Session) exchange(ctx context.Context, method, name string, params json
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, &CallError{KindTransport, err.Error()}
+		return nil, "", &CallError{KindTransport, err.Error()}
 	}
 	if isInit {
 		// No session id, no protocol header yet.
@@ -430,79 +495,128 @@ func (s *Session) exchange(ctx context.Context, method, name string, params json
 	}
 	resp, err := s.cfg.HTTPClient.Do(req)
 	if err != nil {
-		return nil, nil, classifyTransport(err)
+		return nil, "", classifyTransport(err)
 	}
 	defer resp.Body.Close()
-
 	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		// A JSON-RPC error body (e.g. 400 HeaderMismatch, 404 method not
-		// found in 2026-07-28) is more specific than the status.
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if ctype == "application/json" && resp.StatusCode != http.StatusNotFound {
-			var m rpcMessage
-			if json.Unmarshal(b, &m) == nil && m.Error != nil {
-				return nil, nil, rpcErr(m.Error)
-			}
-		}
-		return nil, nil, &CallError{KindHTTPPrefix + strconv.Itoa(resp.StatusCode), method + ": HTTP " + resp.Status + ": " + truncate(string(b), 200)}
+		return nil, "", httpError(method, resp.StatusCode, resp.Status, ctype == "application/json", b)
 	}
-	wantID := strconv.FormatInt(id, 10)
-	var msg *rpcMessage
-	switch ctype {
-	case "application/json":
-		b, rerr := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-		if rerr != nil {
-			return nil, nil, classifyTransport(rerr)
-		}
-		var m rpcMessage
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, nil, &CallError{KindProtocol, method + ": response is not a JSON-RPC object: " + truncate(string(b), 120)}
-		}
-		if string(m.ID) != wantID {
-			return nil, nil, &CallError{KindProtocol, fmt.Sprintf("%s: response id %s, want %s", method, m.ID, wantID)}
-		}
-		msg = &m
-	case "text/event-stream":
-		m, serr := readSSEResponse(resp.Body, wantID)
-		if serr != nil {
-			return nil, nil, serr
-		}
-		msg = m
-	default:
-		return nil, nil, &CallError{KindProtocol, fmt.Sprintf("%s: unexpected Content-Type %q (status %d)", method, resp.Header.Get("Content-Type"), resp.StatusCode)}
-	}
-	received := time.Now()
+	var b []byte
+	var sse io.Reader
 	if ctype == "text/event-stream" {
+		sse = resp.Body
+	} else if ctype == "application/json" {
+		if b, err = io.ReadAll(io.LimitReader(resp.Body, 64<<20)); err != nil {
+			return nil, "", classifyTransport(err)
+		}
+	}
+	out, err := s.decode(method, []byte(ctype), []byte(resp.Header.Get("Content-Type")), resp.StatusCode, b, sse)
+	if sse != nil {
 		drainBounded(resp.Body)
 	}
-	if msg.Error != nil {
-		return nil, nil, rpcErr(msg.Error)
+	if err != nil {
+		return nil, "", err
 	}
-	if msg.Result == nil {
-		return nil, nil, &CallError{KindProtocol, method + ": response has neither result nor error"}
-	}
-	return &Response{Result: msg.Result, ReceivedAt: received}, resp.Header, nil
+	return out, resp.Header.Get("Mcp-Session-Id"), nil
 }
 
-// readSSEResponse reads server-sent events until the JSON-RPC response with
-// id wantID. Notifications and other messages on the stream are skipped;
+func httpError(method string, status int, statusTxt string, isJSON bool, b []byte) error {
+	// A JSON-RPC error body (e.g. 400 HeaderMismatch, 404 method not
+	// found in 2026-07-28) is more specific than the status.
+	if isJSON && status != http.StatusNotFound {
+		var m rpcMessage
+		if json.Unmarshal(b, &m) == nil && m.Error != nil {
+			return rpcErr(m.Error)
+		}
+	}
+	return &CallError{KindHTTPPrefix + strconv.Itoa(status), method + ": HTTP " + statusTxt + ": " + truncate(string(b), 200)}
+}
+
+// decode finds the JSON-RPC response to s.idBuf in a JSON body or an event
+// stream, and returns its result or its error. The whole message is parsed
+// (and so checked to be JSON) once, with the session's parser.
+func (s *Session) decode(method string, ctype, ctypeRaw []byte, status int, body []byte, sse io.Reader) (*Response, error) {
+	var v *fastjson.Value
+	switch {
+	case asciiEqualFold(ctype, "application/json"):
+		pv, err := s.parser.ParseBytes(body)
+		if err != nil || pv.Type() != fastjson.TypeObject {
+			return nil, &CallError{KindProtocol, method + ": response is not a JSON-RPC object: " + truncate(string(body), 120)}
+		}
+		if !s.isResponse(pv, false) {
+			return nil, &CallError{KindProtocol, fmt.Sprintf("%s: response id %s, want %s", method, rawOf(pv.Get("id")), s.idBuf)}
+		}
+		v = pv
+	case asciiEqualFold(ctype, "text/event-stream"):
+		pv, err := s.readSSE(sse)
+		if err != nil {
+			return nil, err
+		}
+		v = pv
+	default:
+		return nil, &CallError{KindProtocol, fmt.Sprintf("%s: unexpected Content-Type %q (status %d)", method, ctypeRaw, status)}
+	}
+	received := time.Now()
+	if e := v.Get("error"); e != nil && e.Type() != fastjson.TypeNull {
+		if e.Type() != fastjson.TypeObject {
+			return nil, &CallError{KindProtocol, method + ": response's error is not an object"}
+		}
+		return nil, rpcErr(&rpcError{Code: e.GetInt("code"), Message: string(e.GetStringBytes("message"))})
+	}
+	res := v.Get("result")
+	if res == nil {
+		return nil, &CallError{KindProtocol, method + ": response has neither result nor error"}
+	}
+	s.resBuf = res.MarshalTo(s.resBuf[:0])
+	return &Response{Result: s.resBuf, Value: res, ReceivedAt: received}, nil
+}
+
+// isResponse reports whether v is the response to the request s.idBuf (not a
+// request or notification of the server's when skipRequests).
+func (s *Session) isResponse(v *fastjson.Value, skipRequests bool) bool {
+	if skipRequests {
+		if m := v.Get("method"); m != nil && !(m.Type() == fastjson.TypeString && len(m.GetStringBytes()) == 0) {
+			return false
+		}
+	}
+	idv := v.Get("id")
+	if idv == nil || idv.Type() != fastjson.TypeNumber {
+		return false
+	}
+	return bytes.Equal(idv.MarshalTo(s.scratch[:0]), s.idBuf)
+}
+
+func rawOf(v *fastjson.Value) string {
+	if v == nil {
+		return ""
+	}
+	return string(v.MarshalTo(nil))
+}
+
+// readSSE reads server-sent events until the JSON-RPC response with id
+// s.idBuf. Notifications and other messages on the stream are skipped;
 // events with empty data (priming events) are ignored.
-func readSSEResponse(body io.Reader, wantID string) (*rpcMessage, error) {
+func (s *Session) readSSE(body io.Reader) (*fastjson.Value, error) {
+	if s.sc == nil {
+		s.sc = &sseScanner{}
+	}
 	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 16<<10), 64<<20)
-	var data bytes.Buffer
-	dispatch := func() (*rpcMessage, error) {
+	sc.Buffer(s.sc.buf[:0], 64<<20)
+	data := &s.sc.data
+	data.Reset()
+	dispatch := func() (*fastjson.Value, error) {
 		defer data.Reset()
 		if data.Len() == 0 {
 			return nil, nil
 		}
-		var m rpcMessage
-		if err := json.Unmarshal(data.Bytes(), &m); err != nil {
+		v, err := s.parser.ParseBytes(data.Bytes())
+		if err != nil || v.Type() != fastjson.TypeObject {
 			return nil, &CallError{KindProtocol, "SSE event data is not JSON-RPC: " + truncate(data.String(), 120)}
 		}
-		if m.Method == "" && string(m.ID) == wantID {
-			return &m, nil
+		if s.isResponse(v, true) {
+			return v, nil
 		}
 		return nil, nil
 	}
@@ -536,7 +650,13 @@ func readSSEResponse(body io.Reader, wantID string) (*rpcMessage, error) {
 	if m, err := dispatch(); m != nil || err != nil {
 		return m, err
 	}
-	return nil, &CallError{KindProtocol, "SSE stream ended without the response for id " + wantID}
+	return nil, &CallError{KindProtocol, "SSE stream ended without the response for id " + string(s.idBuf)}
+}
+
+// sseScanner holds the buffers of readSSE between requests.
+type sseScanner struct {
+	buf  [16 << 10]byte
+	data bytes.Buffer
 }
 
 // drainBounded reads what is left of an SSE stream so the connection can be

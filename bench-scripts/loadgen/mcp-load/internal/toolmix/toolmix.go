@@ -18,8 +18,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
+
+	"github.com/valyala/fastjson"
 
 	"samebox/bench-scripts/loadgen/mcp-load/internal/argtpl"
 	"samebox/bench-scripts/loadgen/mcp-load/internal/mcpclient"
@@ -53,6 +54,7 @@ type Tool struct {
 type Mix struct {
 	Tools      []Tool
 	cumulative []float64
+	parsers    fastjson.ParserPool // one parser per concurrent Verify
 }
 
 // Parse reads a mix file and names the first thing that is wrong.
@@ -170,24 +172,46 @@ func (m *Mix) Pick(rng *rand.Rand) int {
 // Verify checks a tools/call result (the JSON-RPC "result" object) against
 // tool i's checks. It returns nil or a *mcpclient.CallError of kind failed_check.
 func (m *Mix) Verify(i int, result json.RawMessage) error {
+	if len(m.Tools[i].Checks) == 0 {
+		return nil
+	}
+	p := m.parsers.Get()
+	defer m.parsers.Put(p)
+	v, err := p.ParseBytes(result)
+	if err != nil {
+		return failed(m.Tools[i].Name, "result is not an object with content: "+err.Error())
+	}
+	return m.VerifyValue(i, v)
+}
+
+// VerifyValue is Verify of an already parsed result.
+func (m *Mix) VerifyValue(i int, result *fastjson.Value) error {
 	t := &m.Tools[i]
 	if len(t.Checks) == 0 {
 		return nil
 	}
-	var r struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
+	if result.Type() != fastjson.TypeObject {
+		return failed(t.Name, "result is not an object with content")
 	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return failed(t.Name, "result is not an object with content: "+err.Error())
+	content := result.Get("content")
+	var items []*fastjson.Value
+	if content != nil && content.Type() != fastjson.TypeNull {
+		if content.Type() != fastjson.TypeArray {
+			return failed(t.Name, "result is not an object with content: content is not an array")
+		}
+		items = content.GetArray()
 	}
-	if len(r.Content) != 1 || r.Content[0].Type != "text" {
-		return failed(t.Name, fmt.Sprintf("want one text content item, got %d item(s)", len(r.Content)))
+	if len(items) != 1 || items[0].Type() != fastjson.TypeObject || string(items[0].GetStringBytes("type")) != "text" {
+		return failed(t.Name, fmt.Sprintf("want one text content item, got %d item(s)", len(items)))
 	}
-	var doc any
-	if err := json.Unmarshal([]byte(r.Content[0].Text), &doc); err != nil {
+	text := items[0].Get("text")
+	if text == nil || text.Type() != fastjson.TypeString {
+		return failed(t.Name, "text content is not JSON: no text")
+	}
+	p := m.parsers.Get()
+	defer m.parsers.Put(p)
+	doc, err := p.ParseBytes(text.GetStringBytes())
+	if err != nil {
 		return failed(t.Name, "text content is not JSON: "+err.Error())
 	}
 	for _, c := range t.Checks {
@@ -202,55 +226,101 @@ func failed(tool, why string) error {
 	return &mcpclient.CallError{Kind: KindFailedCheck, Detail: tool + ": " + why}
 }
 
-func (c *Check) eval(doc any) string {
+func (c *Check) eval(doc *fastjson.Value) string {
 	v := doc
 	for _, p := range c.path {
-		obj, ok := v.(map[string]any)
-		if !ok {
+		obj, err := v.Object()
+		if err != nil {
 			return c.Path + " missing"
 		}
-		if v, ok = obj[p]; !ok {
+		if v = obj.Get(p); v == nil {
 			return c.Path + " missing"
 		}
 	}
 	switch {
-	case c.eq != nil:
-		if !reflect.DeepEqual(v, c.eq) {
-			return fmt.Sprintf("%s = %v, want %v", c.Path, v, c.eq)
+	case c.Eq != nil:
+		if !equal(v, c.eq) {
+			return fmt.Sprintf("%s = %s, want %s", c.Path, v, c.Eq)
 		}
 	case c.Len != nil, c.MinLen != nil:
-		arr, ok := v.([]any)
-		if !ok {
+		if v.Type() != fastjson.TypeArray {
 			return c.Path + " is not an array"
 		}
-		if c.Len != nil && len(arr) != *c.Len {
-			return fmt.Sprintf("len(%s) = %d, want %d", c.Path, len(arr), *c.Len)
+		n := len(v.GetArray())
+		if c.Len != nil && n != *c.Len {
+			return fmt.Sprintf("len(%s) = %d, want %d", c.Path, n, *c.Len)
 		}
-		if c.MinLen != nil && len(arr) < *c.MinLen {
-			return fmt.Sprintf("len(%s) = %d, want >= %d", c.Path, len(arr), *c.MinLen)
+		if c.MinLen != nil && n < *c.MinLen {
+			return fmt.Sprintf("len(%s) = %d, want >= %d", c.Path, n, *c.MinLen)
 		}
 	case c.Gt != nil:
-		n, ok := v.(float64)
-		if !ok || !(n > *c.Gt) {
-			return fmt.Sprintf("%s = %v, want a number > %v", c.Path, v, *c.Gt)
+		n, err := v.Float64()
+		if err != nil || !(n > *c.Gt) {
+			return fmt.Sprintf("%s = %s, want a number > %v", c.Path, v, *c.Gt)
 		}
 	case c.Nonempty:
-		switch x := v.(type) {
-		case nil:
+		switch v.Type() {
+		case fastjson.TypeNull:
 			return c.Path + " is null"
-		case string:
-			if x == "" {
+		case fastjson.TypeString:
+			if len(v.GetStringBytes()) == 0 {
 				return c.Path + " is empty"
 			}
-		case []any:
-			if len(x) == 0 {
+		case fastjson.TypeArray:
+			if len(v.GetArray()) == 0 {
 				return c.Path + " is empty"
 			}
-		case map[string]any:
-			if len(x) == 0 {
+		case fastjson.TypeObject:
+			if o, _ := v.Object(); o.Len() == 0 {
 				return c.Path + " is empty"
 			}
 		}
 	}
 	return ""
+}
+
+// equal compares a JSON value with one decoded by encoding/json (numbers as
+// float64, objects as map[string]any), as reflect.DeepEqual of two such
+// decodings would.
+func equal(v *fastjson.Value, want any) bool {
+	switch w := want.(type) {
+	case nil:
+		return v.Type() == fastjson.TypeNull
+	case bool:
+		return (w && v.Type() == fastjson.TypeTrue) || (!w && v.Type() == fastjson.TypeFalse)
+	case float64:
+		n, err := v.Float64()
+		return err == nil && n == w
+	case string:
+		return v.Type() == fastjson.TypeString && string(v.GetStringBytes()) == w
+	case []any:
+		if v.Type() != fastjson.TypeArray {
+			return false
+		}
+		a := v.GetArray()
+		if len(a) != len(w) {
+			return false
+		}
+		for i := range a {
+			if !equal(a[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		o, err := v.Object()
+		if err != nil {
+			return false
+		}
+		n, ok := 0, true
+		o.Visit(func(k []byte, x *fastjson.Value) {
+			n++
+			if ok {
+				wx, found := w[string(k)]
+				ok = found && equal(x, wx)
+			}
+		})
+		return ok && n == len(w)
+	}
+	return false
 }
