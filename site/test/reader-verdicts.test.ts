@@ -255,18 +255,34 @@ test("each verdict table matches a recomputation from the records", async () => 
     const resp = await page.goto(`${preview.root}reproduce/${s.name}/`);
     assert.equal(resp?.status(), 200, `/reproduce/${s.name}/`);
     const rows = await page.$$eval(`#verdicts-${s.name} tbody tr`, (trs) =>
-      trs.map((tr) => ({ ...(tr as HTMLElement).dataset })),
+      trs.map((tr) => {
+        const rep = tr.querySelector(".replicates") as HTMLElement | null;
+        return { d: { ...(tr as HTMLElement).dataset }, across: rep ? { ...rep.dataset } : undefined };
+      }),
     );
     const claims = claimsOf(s.name)!;
     assert.deepEqual(
-      rows.map((r) => r.claim),
+      rows.map((r) => r.d.claim),
       claims.map((c) => c.id),
       `${s.name}: rows are not the claims`,
     );
     for (const [i, c] of claims.entries()) {
       const want = expected(s.name, c);
-      const got = rows[i];
-      assert.ok(FIVE.includes(got.verdict!), `${s.name}/${c.id}: verdict "${got.verdict}" is not one of the five`);
+      const row: Record<string, string | undefined> = rows[i].d;
+      const across = rows[i].across;
+      assert.ok(FIVE.includes(row.verdict!), `${s.name}/${c.id}: verdict "${row.verdict}" is not one of the five`);
+      // The published verdict: the replicates' combination from two runs on, else the chosen run's own.
+      const k = Number(across?.k ?? 0);
+      assert.equal(row.basis || "run", k >= 2 ? "runs" : "run", `${s.name}/${c.id}: basis with ${k} replicates`);
+      if (want.run) assert.equal(row.basis, k >= 2 ? "runs" : "run", `${s.name}/${c.id}: basis`);
+      const published: Record<string, string | undefined> =
+        k >= 2 ? across! : { verdict: row.runVerdict, ratio: row.runRatio, lo: row.runLo, hi: row.runHi };
+      for (const f of ["verdict", "ratio", "lo", "hi"] as const)
+        assert.equal(row[f], want.run ? published[f] : row[f], `${s.name}/${c.id}: published ${f}`);
+      // What follows is the chosen run's own judgement, recomputed.
+      const got: Record<string, string | undefined> = want.run
+        ? { ...row, verdict: row.runVerdict, ratio: row.runRatio, lo: row.runLo, hi: row.runHi }
+        : row;
       assert.equal(got.verdict, want.verdict, `${s.name}/${c.id}: verdict`);
       assert.equal(got.kind, c.kind, `${s.name}/${c.id}: kind`);
       // n is always paired repetitions, and the row names the one run it was judged from
@@ -313,14 +329,52 @@ test("each verdict table matches a recomputation from the records", async () => 
     assert.ok(judged > 0, "measured data exists but no claim was judged");
 });
 
+test("a published verdict that a replicate run decides otherwise on its own says so on its row", async () => {
+  let checked = 0;
+  for (const s of withClaims) {
+    const resp = await page.goto(`${preview.root}reproduce/${s.name}/`);
+    assert.equal(resp?.status(), 200);
+    const rows = await page.$$eval(`#verdicts-${s.name} tbody tr`, (trs) =>
+      trs.map((tr) => {
+        const rep = tr.querySelector(".replicates") as HTMLElement | null;
+        return {
+          claim: (tr as HTMLElement).dataset.claim!,
+          verdict: (tr as HTMLElement).dataset.verdict!,
+          k: Number(rep?.dataset.k ?? 0),
+          runs: (rep?.dataset.runs ?? "").split(" ").filter(Boolean),
+          contrary: Number(rep?.dataset.contraryRuns ?? 0),
+          text: rep?.textContent ?? "",
+        };
+      }),
+    );
+    for (const row of rows.filter((r) => r.k >= 2)) {
+      const c = claimsOf(s.name)!.find((x) => x.id === row.claim)!;
+      // each replicate alone, at 95 %: a decided verdict other than the published one contradicts it
+      const alone = row.runs.map((id) => judgeAt(c, pairsIn(s.name, c, runs.find((m) => m.run_id === id)!), 0.05, id));
+      const contrary = alone.filter(
+        (x) => x.verdict !== row.verdict && x.verdict !== "undecided" && x.verdict !== "not measured",
+      ).length;
+      assert.equal(row.contrary, contrary, `${s.name}/${row.claim}: runs deciding otherwise alone`);
+      if (contrary > 0)
+        assert.match(row.text, /Alone, \d+ runs? on /, `${s.name}/${row.claim}: the row does not say so`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 0 || !records.length, "no claim with two replicates was checked");
+});
+
 test("the home page opens with the verdicts per study, one chart each, counts matching the tables", async () => {
   await page.goto(preview.root);
   const firstH2 = await page.$eval("main h2", (h) => h.textContent);
   assert.equal(firstH2, "Does it reproduce?");
   for (const s of withClaims) {
     const claims = claimsOf(s.name)!;
+    // the published verdicts, each checked against the recomputation by the test above
+    const published = await (await fetch(`${preview.root}reproduce/${s.name}/`)).text();
+    const verdicts = [...published.matchAll(/<tr id="claim-[^"]*"[^>]* data-verdict="([^"]*)"/g)].map((m) => m[1]);
+    assert.equal(verdicts.length, claims.length, `${s.name}: one verdict per claim on /reproduce/${s.name}/`);
     const counts = new Map<string, number>();
-    for (const c of claims) counts.set(expected(s.name, c).verdict, (counts.get(expected(s.name, c).verdict) ?? 0) + 1);
+    for (const v of verdicts) counts.set(v, (counts.get(v) ?? 0) + 1);
     const shown = await page.$$eval(`.verdict-cards li[data-study="${s.name}"] .verdict-counts [data-kind]`, (els) =>
       els.map((e) => [(e as HTMLElement).dataset.kind!, Number((e as HTMLElement).dataset.count)] as [string, number]),
     );

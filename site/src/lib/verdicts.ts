@@ -1,8 +1,10 @@
 // "Does it reproduce?": each seed's claims (bench-scripts/studies/<study>/claims.json, format in
 // bench-scripts/studies/CLAIMS.md, carried by publish into studies.json) beside samebox's measurement of the same comparison, with a verdict
-// from pipeline/lib/verdicts.ts (paired per-repetition log ratios, Student-t interval). Each claim is judged
-// from one run: the newest that measured both of its sides enough times (else the one with the most repetitions); runs
-// and machines are never pooled. Read at build time; analysis pages stay free of JS.
+// from pipeline/lib/verdicts.ts (paired per-repetition log ratios, Student-t interval). Each claim's experiment is
+// that of its chosen run (the newest that measured both of its sides enough times, else the one with the most
+// repetitions); its published verdict comes from every replicate run of that experiment combined
+// (pipeline/lib/replicates.ts) once there are two, else from the chosen run alone under its sequential rule.
+// Samples of different runs are never pooled. Read at build time; analysis pages stay free of JS.
 import { runCatalogues, type ResultRecord, type RunManifest, type Study } from "./data.ts";
 import {
   DEFAULT_JUDGE_OPTIONS,
@@ -45,8 +47,16 @@ function claimAsRun(claim: Claim, run: RunManifest, study: string): Claim {
   return runCatalogues()[run.run_id]?.[study]?.claims?.claims.find((c) => c.id === claim.id) ?? claim;
 }
 
-/** One claim's row: the seed's ratio beside ours, judged from one run. */
+/**
+ * One claim's row: the seed's ratio beside ours. verdict, ratio, lo, hi and level are the published judgement:
+ * across runs (basis "runs") from two replicates on, else the chosen run's (basis "run"); `n` and `runJudgement`
+ * are always the chosen run's.
+ */
 export interface ClaimVerdict extends ClaimJudgement {
+  /** what verdict, ratio and interval rest on */
+  basis?: "run" | "runs";
+  /** the chosen run's own judgement (its sequential rule), whatever the basis */
+  runJudgement?: Pick<ClaimJudgement, "verdict" | "ratio" | "lo" | "hi" | "n" | "level">;
   claim: Claim;
   /** How many times better a is than b as the seed published it (oriented by `better`). */
   publishedRatio: number;
@@ -85,15 +95,23 @@ export interface ReplicatesView {
   predHi?: number;
   /** between-run standard deviation of the log ratio */
   tau: number;
+  /** judged from the combined interval, "undecided" when host-dependent */
   verdict: Verdict;
-  /** host types whose own combined interval decides opposite ways (reproduces and does not reproduce) */
+  /**
+   * Host types disagree: two different decided verdicts (reproduces, does not reproduce, tie) among the host types'
+   * own combinations and the combination over all of them. The verdict is then undecided, scoped by host type.
+   */
   hostDependent: boolean;
+  /** the verdict the combined interval gives by itself (equal to verdict unless host-dependent) */
+  intervalVerdict: Verdict;
   byHost: Array<{ host: string; k: number; ratio: number; verdict: Verdict }>;
   runIds: string[];
   /** the across-runs verdict under the study's false-discovery-rate control */
   fdr?: FdrMark;
-  /** each replicate's own ratio with its single-run 95 % Student-t interval (the forest plot's rows) */
-  perRun: Array<{ run_id: string; host: string; n: number; ratio: number; lo: number; hi: number }>;
+  /** each replicate's own ratio with its single-run 95 % Student-t interval (the forest plot's rows) and its verdict alone */
+  perRun: Array<{ run_id: string; host: string; n: number; ratio: number; lo: number; hi: number; verdict: Verdict }>;
+  /** replicates whose own interval decides otherwise than the combination: host type, that verdict, how many runs */
+  contrary: Array<{ host: string; verdict: Verdict; runs: number }>;
 }
 
 /** The claim's replicates in the experiment of its chosen run, combined and judged. */
@@ -126,7 +144,23 @@ function replicatesView(
     ratio: Math.exp(b.combined.m),
     verdict: judge(b.combined),
   }));
-  const decided = new Set(byHost.map((b) => b.verdict));
+  const intervalVerdict = judge(c);
+  const perRun = rep.runs.map((r) => {
+    const h = tQuantile(0.975, r.n - 1) * r.se;
+    return {
+      run_id: r.run_id,
+      host: r.host,
+      n: r.n,
+      ratio: Math.exp(r.y),
+      lo: Math.exp(r.y - h),
+      hi: Math.exp(r.y + h),
+      verdict: judgeLogInterval(claim, { n: r.n, m: r.y, h, level: 0.05 }).verdict,
+    };
+  });
+  const decided = new Set(
+    [intervalVerdict, ...byHost.map((b) => b.verdict)].filter((v) => v !== "undecided" && v !== "not measured"),
+  );
+  const hostDependent = byHost.length > 1 && decided.size > 1;
   return {
     k: c.k,
     hosts: c.hosts,
@@ -135,21 +169,50 @@ function replicatesView(
     hi: Math.exp(c.m + c.h),
     ...(c.predH !== undefined ? { predLo: Math.exp(c.m - c.predH), predHi: Math.exp(c.m + c.predH) } : {}),
     tau: Math.sqrt(c.tau2),
-    verdict: judge(c),
-    hostDependent: decided.has("reproduces") && decided.has("does not reproduce"),
+    verdict: hostDependent ? "undecided" : intervalVerdict,
+    intervalVerdict,
+    hostDependent,
     byHost,
     runIds: rep.runs.map((r) => r.run_id),
-    perRun: rep.runs.map((r) => {
-      const h = tQuantile(0.975, r.n - 1) * r.se;
-      return {
-        run_id: r.run_id,
-        host: r.host,
-        n: r.n,
-        ratio: Math.exp(r.y),
-        lo: Math.exp(r.y - h),
-        hi: Math.exp(r.y + h),
-      };
-    }),
+    perRun,
+    contrary: contraryRuns(perRun, hostDependent ? "undecided" : intervalVerdict),
+  };
+}
+
+/** Replicates deciding, alone, otherwise than `verdict`, counted by host type and verdict. */
+function contraryRuns(perRun: ReplicatesView["perRun"], verdict: Verdict): ReplicatesView["contrary"] {
+  const out: ReplicatesView["contrary"] = [];
+  for (const r of perRun) {
+    if (r.verdict === verdict || r.verdict === "undecided" || r.verdict === "not measured") continue;
+    const seen = out.find((o) => o.host === r.host && o.verdict === r.verdict);
+    if (seen) seen.runs++;
+    else out.push({ host: r.host, verdict: r.verdict, runs: 1 });
+  }
+  return out;
+}
+
+/**
+ * The published judgement of a claim with two replicate runs or more: the combined interval's verdict (random
+ * effects, Hartung–Knapp; pipeline/lib/replicates.ts), undecided and scoped by host type when host types disagree.
+ * The chosen run's sequential judgement stays in the row (runJudgement) and in the sentence.
+ */
+function acrossJudgement(x: ReplicatesView, runWhy: string): Partial<ClaimVerdict> {
+  const hosts = `${x.hosts.length} host type${x.hosts.length === 1 ? "" : "s"}`;
+  const scoped = x.hostDependent
+    ? `host-dependent, so undecided (${x.byHost.map((b) => `${b.host}: ${b.verdict}, ${fmtRatio(b.ratio)} over ${b.k} run${b.k === 1 ? "" : "s"}`).join("; ")})`
+    : x.verdict;
+  return {
+    verdict: x.verdict,
+    ratio: x.ratio,
+    lo: x.lo,
+    hi: x.hi,
+    level: 0.05,
+    relHalfWidth: x.hi / x.ratio - 1,
+    // the run's sequential bookkeeping says nothing about the combination
+    moreRepetitions: undefined,
+    decisiveLogHalfWidth: undefined,
+    sdLog: undefined,
+    why: `The verdict combines the ${x.k} runs of this experiment on ${hosts} (random effects, Hartung–Knapp): ${scoped}. The newest of them alone: ${runWhy}`,
   };
 }
 
@@ -202,16 +265,17 @@ export interface StudyVerdicts {
   study: Study;
   claims: ClaimsFile;
   rows: ClaimVerdict[];
-  /** The runs the rows are judged from, newest first. */
+  /** Each row's chosen run (the newest of its replicates), newest first. */
   runs: RunManifest[];
   counts: Record<Verdict, number>;
 }
 
 /**
- * Every claim of the study, each judged from one run (pipeline/lib/verdicts.ts chooseRun): the newest
- * finished run that measured both of its sides with at least minRepetitions paired repetitions; else the
- * run that measured both with the most repetitions, undecided and saying so. A run that measured one side
- * only is never used for that claim. `runs` newest first.
+ * Every claim of the study. Its chosen run (pipeline/lib/claim-run.ts chooseRun) is the newest finished run that
+ * measured both of its sides with at least minRepetitions paired repetitions, else the run that measured both
+ * with the most repetitions, undecided and saying so; a run that measured one side only is never used for that
+ * claim. The chosen run fixes the experiment (its settings); from two replicate runs of it on, the published
+ * verdict is theirs combined (acrossJudgement), else the chosen run's. `runs` newest first.
  */
 export function studyVerdicts(study: Study, runs: RunManifest[], records: ResultRecord[]): StudyVerdicts | undefined {
   const claims = study.claims;
@@ -258,16 +322,20 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     }
     const changed = specChanges(claim, current);
     const replicates = replicatesView(claim, study.name, chosen.run, runs, counted);
+    const across = replicates && replicates.k >= 2 ? acrossJudgement(replicates, why) : undefined;
     return {
       ...j,
       claim,
       publishedRatio,
       region,
       why,
+      ...(across ?? {}),
+      basis: across ? "runs" : "run",
+      runJudgement: { verdict: j.verdict, ratio: j.ratio, lo: j.lo, hi: j.hi, n: j.n, level: j.level },
       ...(changed.length ? { specChanged: changed } : {}),
       ...(replicates ? { replicates } : {}),
       run: chosen.run,
-      hasInterval: j.lo !== undefined && j.hi !== undefined,
+      hasInterval: across !== undefined || (j.lo !== undefined && j.hi !== undefined),
       // a claim about each of several workloads has no one mean per side (its workloads' units differ in size)
       ...(claim.each_of
         ? {}
@@ -286,6 +354,7 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
 
 /** Log-scale interval of a row's featured judgement and of its across-runs combination, for decisionP. */
 function featuredInterval(r: ClaimVerdict) {
+  if (r.basis === "runs") return r.replicates!.hostDependent ? undefined : acrossInterval(r.replicates!);
   if (!r.hasInterval || r.level === undefined || !r.ratio || r.claim.each_of) return undefined;
   return {
     m: Math.log(r.ratio),
@@ -300,7 +369,7 @@ function acrossInterval(x: ReplicatesView) {
 }
 
 /**
- * Benjamini–Hochberg over the study's judged claims (pipeline/lib/fdr.ts), once for the featured verdicts and
+ * Benjamini–Hochberg over the study's judged claims (pipeline/lib/fdr.ts), once for the published verdicts and
  * once for the verdicts across runs: each decided row says whether its decision is kept at a 5 % false
  * discovery rate. The verdicts themselves stay each claim's own rule.
  */
@@ -321,7 +390,9 @@ function markFdr(rows: ClaimVerdict[]): void {
   );
   mark(
     rows.map((r) =>
-      r.replicates ? decisionP(r.claim, r.replicates.verdict, acrossInterval(r.replicates)) : undefined,
+      r.replicates && !r.replicates.hostDependent
+        ? decisionP(r.claim, r.replicates.verdict, acrossInterval(r.replicates))
+        : undefined,
     ),
     (i, m) => (rows[i].replicates!.fdr = m),
   );
