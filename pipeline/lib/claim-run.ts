@@ -72,7 +72,8 @@ export function countedRecords<R extends RunLike>(records: ResultRecord[], runs:
 
 /**
  * The run a claim is judged from, among finished runs (`runs` newest first, `records` already counted):
- * the newest that measured both sides with at least minRepetitions paired repetitions; else, among the runs
+ * the newest that measured both sides with at least minRepetitions paired repetitions (among those `prefer`
+ * accepts, when it accepts any); else, among the runs
  * that measured both sides, the one with the most paired repetitions (a one-repetition catalogue or "ci"
  * smoke run never hides a run with three), the newest on a tie, a profile other than "ci" first. A run that
  * measured one side only is never chosen; runs are never pooled. Undefined when no run measured both.
@@ -82,6 +83,7 @@ export function chooseRun<R extends RunLike>(
   runs: R[],
   records: ResultRecord[],
   opts: JudgeOptions = {},
+  prefer?: (run: R) => boolean,
 ): { run: R; samples: PairedSample[]; measuredRuns: number } | undefined {
   const min = opts.minRepetitions ?? DEFAULT_JUDGE_OPTIONS.minRepetitions;
   const byRun = new Map<string, ResultRecord[]>();
@@ -99,7 +101,9 @@ export function chooseRun<R extends RunLike>(
   const fallback = [...measured].sort(
     (x, y) => y.n - x.n || Number(x.run.profile === "ci") - Number(y.run.profile === "ci"),
   )[0];
-  const chosen = measured.find((x) => x.n >= min) ?? fallback;
+  // `prefer` (the site: runs at the seed's scale) picks among the runs with enough repetitions first
+  const chosen =
+    (prefer && measured.find((x) => x.n >= min && prefer(x.run))) ?? measured.find((x) => x.n >= min) ?? fallback;
   return chosen && { run: chosen.run, samples: chosen.samples, measuredRuns: measured.length };
 }
 

@@ -187,3 +187,18 @@ export function conditionRows(study: StudyLike, workloads: string[] | "*", ctx: 
 export function conditionDifferences(study: StudyLike, workloads: string[] | "*", ctx: OursContext): ConditionRow[] {
   return conditionRows(study, workloads, ctx).filter((r) => r.matters && r.differs);
 }
+
+/**
+ * Whether a run measured a claim's workloads at the seed's scale: ours / seed is at least 1 on every row marked
+ * `scale` (data size, offered load, repeat counts) that applies to them. Durations and hardware are not part of
+ * it. undefined when the study marks no such row for these workloads.
+ */
+export function atSeedScale(study: StudyLike, workloads: string[] | "*", ctx: OursContext): boolean | undefined {
+  const rows = (study.seed_conditions?.rows ?? []).filter((r) => r.scale && appliesTo(r, workloads));
+  if (!rows.length) return undefined;
+  return rows.every((r) => {
+    const c = conditionRow(study, r, ctx);
+    // equal to the seed's: no factor is printed
+    return !c.differs || (c.factor !== undefined && c.factor >= 1 - 1e-9);
+  });
+}

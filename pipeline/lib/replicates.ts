@@ -171,9 +171,19 @@ export interface ClaimReplicates {
   byHost: Array<{ host: string; combined: Combined }>;
 }
 
+/** One experiment of a claim other than a given one: its settings that differ, and its replicates combined. */
+export interface OtherExperiment {
+  settings: string;
+  /** "KEY value" for each setting (concurrency included) whose value differs from the given experiment's */
+  differs: Array<{ key: string; here: string; there: string }>;
+  runs: RunEstimate[];
+  combined: Combined;
+}
+
 /**
  * A claim's replicates in the experiment of run `anchor` (the same settingsKey): every finished run that measured
- * both sides at least `minRepetitions` times, from the counted records (claim-run.ts countedRecords).
+ * both sides at least `minRepetitions` times, from the counted records (claim-run.ts countedRecords). `others`:
+ * the claim's other experiments with a replicate, newest first (their settings differ from the anchor's).
  */
 export function claimReplicates<R extends RunLike>(
   claim: Claim,
@@ -183,38 +193,76 @@ export function claimReplicates<R extends RunLike>(
   counted: Array<{ run_id: string; study: string; workload: string; system: string; concurrency: number }>,
   samplesOf: (run: R) => PairedSample[],
   minRepetitions: number,
-): ClaimReplicates | undefined {
+): (ClaimReplicates & { others: OtherExperiment[] }) | undefined {
   // a claim about each of several workloads has no one ratio per run to combine
   if (claim.each_of) return undefined;
-  const ws = claim.workload === "*" ? undefined : (claim.each_of ?? [claim.workload]);
-  const key = (m: R) => {
-    const env = (m.config as { studies?: Record<string, { env?: Record<string, unknown> }> } | undefined)?.studies?.[
-      study
-    ]?.env;
-    const cs = counted
-      .filter(
-        (r) =>
-          r.run_id === m.run_id &&
-          r.study === study &&
-          [claim.a.system, claim.b.system].includes(r.system) &&
-          (!ws || ws.includes(r.workload)),
-      )
-      .map((r) => r.concurrency);
-    return settingsKey(env, cs);
-  };
+  const key = (m: R) => runSettings(claim, study, m, counted);
   const settings = key(anchor);
-  const ests = runs
-    .filter((m) => m.status !== "running" && key(m) === settings)
-    .map((m) => ({ m, samples: samplesOf(m) }))
-    .filter((x) => x.samples.length >= minRepetitions)
-    .map((x) => runEstimate(claim, x.samples, x.m.run_id, hostType(x.m.machine)))
-    .filter((e): e is RunEstimate => e !== undefined);
+  const byKey = new Map<string, RunEstimate[]>();
+  for (const m of runs) {
+    if (m.status === "running") continue;
+    const samples = samplesOf(m);
+    if (samples.length < minRepetitions) continue;
+    const e = runEstimate(claim, samples, m.run_id, hostType(m.machine));
+    if (!e) continue;
+    const k = key(m);
+    byKey.set(k, [...(byKey.get(k) ?? []), e]);
+  }
+  const ests = byKey.get(settings) ?? [];
   const hosts = [...new Set(ests.map((e) => e.host))].sort();
+  const others = [...byKey.entries()]
+    .filter(([k]) => k !== settings)
+    .map(([k, rs]) => ({ settings: k, differs: settingsDiff(settings, k), runs: rs, combined: combine(rs) }));
   return {
     settings,
     runs: ests,
     ...(ests.length ? { combined: combine(ests) } : {}),
     byHost:
       hosts.length > 1 ? hosts.map((host) => ({ host, combined: combine(ests.filter((e) => e.host === host)) })) : [],
+    others,
   };
+}
+
+/** A run's settingsKey for a claim: its study env, and the concurrency of the claim's counted records in it. */
+function runSettings<R extends RunLike>(
+  claim: Claim,
+  study: string,
+  m: R,
+  counted: Array<{ run_id: string; study: string; workload: string; system: string; concurrency: number }>,
+): string {
+  const ws = claim.workload === "*" ? undefined : [claim.workload];
+  const env = (m.config as { studies?: Record<string, { env?: Record<string, unknown> }> } | undefined)?.studies?.[
+    study
+  ]?.env;
+  const cs = counted
+    .filter(
+      (r) =>
+        r.run_id === m.run_id &&
+        r.study === study &&
+        [claim.a.system, claim.b.system].includes(r.system) &&
+        (!ws || ws.includes(r.workload)),
+    )
+    .map((r) => r.concurrency);
+  return settingsKey(env, cs);
+}
+
+/** The settings whose values differ between two settingsKeys (a key absent on one side reads "unset"). */
+export function settingsDiff(here: string, there: string): Array<{ key: string; here: string; there: string }> {
+  const parse = (s: string) =>
+    new Map(s.split(" ").map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+  const a = parse(here);
+  const b = parse(there);
+  return [...new Set([...a.keys(), ...b.keys()])]
+    .sort()
+    .filter((k) => a.get(k) !== b.get(k))
+    .map((k) => ({ key: k, here: a.get(k) ?? "unset", there: b.get(k) ?? "unset" }));
+}
+
+/**
+ * Whether two experiments' combined log ratios differ beyond their uncertainty: |m1 − m2| > √(h1² + h2²), with
+ * h the half-widths of their 95 % intervals (a difference's interval from the two, each already allowing for its
+ * between-run spread). Fixed before any two experiments of a claim were compared.
+ */
+export function experimentsDisagree(x: Combined, y: Combined): boolean {
+  return Math.abs(x.m - y.m) > Math.sqrt(x.h ** 2 + y.h ** 2);
 }

@@ -4,7 +4,17 @@
 // near its level when the model holds and far below it when the between-run spread is ignored.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { combine, hostType, leaveOneOut, runEstimate, settingsKey, type RunEstimate } from "../lib/replicates.ts";
+import {
+  claimReplicates,
+  combine,
+  experimentsDisagree,
+  hostType,
+  leaveOneOut,
+  runEstimate,
+  settingsDiff,
+  settingsKey,
+  type RunEstimate,
+} from "../lib/replicates.ts";
 import { judgeClaim, judgeLogInterval } from "../lib/verdicts.ts";
 import { claim, pairs } from "./verdict-fixtures.ts";
 
@@ -66,4 +76,46 @@ test("leave one run out: near 95 % when runs differ as the model says, far below
   assert.equal(model.cases, 360);
   assert.ok(model.inside / model.cases > 0.9, `model coverage ${model.inside}/${model.cases}`);
   assert.ok(within.inside / within.cases < 0.5, `within-only coverage ${within.inside}/${within.cases}`);
+});
+
+test("a claim's other experiments: runs under other settings are combined apart, named by the settings that differ", () => {
+  const c = claim({ kind: "ordering" });
+  const run = (id: string, scale: number) => ({
+    run_id: id,
+    status: "complete",
+    machine: { cpu_model: "AMD EPYC", kernel: "k1" },
+    config: { studies: { s: { env: { SCALE: scale, DURATION: 3, WARMUP: 1 } } } },
+  });
+  const runs = [run("big1", 1), run("small2", 0.01), run("small1", 0.01), run("tiny", 0.001)];
+  const counted = runs.flatMap((m) =>
+    ["a", "b"].map((system) => ({ run_id: m.run_id, study: "s", workload: "w", system, concurrency: 8 })),
+  );
+  // the small runs say a is 1.3x b, the big one 3x; "tiny" has too few repetitions to be a replicate
+  const samplesOf = (m: { run_id: string }) =>
+    m.run_id === "tiny" ? pairs(3, 2, 0.05) : pairs(7, m.run_id === "big1" ? 3 : 1.3, 0.05);
+  const rep = claimReplicates(c, "s", runs[0], runs, counted, samplesOf, 5)!;
+  assert.deepEqual(
+    rep.runs.map((r) => r.run_id),
+    ["big1"],
+  );
+  assert.equal(rep.others.length, 1, "tiny is no replicate, so only one other experiment");
+  const other = rep.others[0];
+  assert.deepEqual(
+    other.runs.map((r) => r.run_id),
+    ["small2", "small1"],
+  );
+  assert.deepEqual(other.differs, [{ key: "SCALE", here: "1", there: "0.01" }]);
+  assert.ok(experimentsDisagree(rep.combined!, other.combined), "3x against 1.3x, both tight");
+  assert.equal(experimentsDisagree(other.combined, other.combined), false);
+});
+
+test("two experiments disagree only beyond both intervals: |m1 - m2| > sqrt(h1^2 + h2^2)", () => {
+  const x = { k: 2, hosts: ["h"], m: 0, h: 0.3, level: 0.05, tau2: 0 };
+  assert.equal(experimentsDisagree(x, { ...x, m: 0.4, h: 0.3 }), false, "0.4 < sqrt(0.18)");
+  assert.equal(experimentsDisagree(x, { ...x, m: 0.43, h: 0.3 }), true, "0.43 > sqrt(0.18)");
+  assert.deepEqual(settingsDiff("A=1 B=2 concurrency=8", "A=1 C=3 concurrency=16"), [
+    { key: "B", here: "2", there: "unset" },
+    { key: "C", here: "unset", there: "3" },
+    { key: "concurrency", here: "8", there: "16" },
+  ]);
 });

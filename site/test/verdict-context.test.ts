@@ -332,6 +332,32 @@ test("every claim with 2 or more replicates has its forest plot, one row per rep
   if (plots === 0) return; // no claim with 2 replicates in this data
 });
 
+test("a claim measured under other settings shows each experiment's estimate beside its own; scale-dependent when they differ beyond both intervals", async () => {
+  for (const s of studies.filter((x) => x.claims)) {
+    const d = await doc(`reproduce/${s.name}/`);
+    for (const tr of d.querySelectorAll("table.verdicts tbody tr")) {
+      const box = tr.querySelector(".other-settings");
+      const rep = tr.querySelector(".replicates");
+      const where = `${s.name} ${tr.getAttribute("data-claim")}`;
+      if (!box) continue;
+      assert.ok(rep, `${where}: other experiments without this row's own`);
+      const half = (e: Element) => Math.log(Number(e.getAttribute("data-hi")) / Number(e.getAttribute("data-ratio")));
+      const m = Math.log(Number(rep!.getAttribute("data-ratio")));
+      const items = [...box.querySelectorAll("li")];
+      assert.ok(items.length > 0 && items.length <= 3, `${where}: ${items.length} experiments listed`);
+      for (const li of items as Element[]) {
+        const want: boolean =
+          Math.abs(Math.log(Number(li.getAttribute("data-ratio"))) - m) > Math.hypot(half(li), half(rep!));
+        assert.equal(li.getAttribute("data-disagrees"), String(want), `${where}: ${li.textContent}`);
+        assert.match(li.textContent ?? "", /\(here [^)]+\)/, `${where}: the settings that differ are not named`);
+      }
+      const dependent = items[0].getAttribute("data-disagrees") === "true";
+      assert.equal(box.getAttribute("data-scale-dependent"), String(dependent), where);
+      assert.equal(tr.querySelector(".scale-dependent") !== null, dependent, `${where}: the verdict's mark`);
+    }
+  }
+});
+
 test("the decided verdicts each study keeps at a 5 % false discovery rate are Benjamini–Hochberg's, recomputed", async () => {
   const m = await doc("methodology/");
   for (const s of studies.filter((x) => x.claims)) {

@@ -219,5 +219,9 @@ export interface SeedCondition {
    * false for a row shown in the study's table only, never beside a verdict (e.g. a buffer size larger than the data at both scales); absent = true
    */
   matters?: boolean;
+  /**
+   * true for a row that is part of the seed's scale (data size, offered load, repeat counts): a run reaches the seed's scale for a claim when ours / seed is at least 1 on every such row that applies to its workloads, and a claim's verdict is read from such runs where there are any
+   */
+  scale?: boolean;
   ours: OursCondition;
 }

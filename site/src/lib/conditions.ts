@@ -47,6 +47,8 @@ export function verdictConditions(study: Study, row: ClaimVerdict, records: Resu
 /** One row of a study page's conditions table, with the workloads it applies to. */
 export interface StudyConditionRow extends ConditionRow {
   scope: string;
+  /** part of the seed's scale (study.json `scale`: a verdict prefers runs with ours at least the seed's here) */
+  scale: boolean;
 }
 
 /**
@@ -76,7 +78,7 @@ export function studyConditions(
     ]
       .filter(Boolean)
       .join(" ");
-    return { ...row, scope };
+    return { ...row, scope, scale: def.scale === true };
   });
 }
 

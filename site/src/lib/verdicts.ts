@@ -31,9 +31,10 @@ import {
 import type { Claim, ClaimSide, ClaimsFile } from "../../../pipeline/schema/types.ts";
 import { serverVariantLabel as label, stateOf } from "../../../pipeline/lib/servers.ts";
 import { specChanges } from "../../../pipeline/lib/claim-spec.ts";
-import { claimReplicates } from "../../../pipeline/lib/replicates.ts";
+import { claimReplicates, experimentsDisagree } from "../../../pipeline/lib/replicates.ts";
 import { tQuantile } from "../../../pipeline/lib/stats.ts";
 import { benjaminiHochberg, decisionP } from "../../../pipeline/lib/fdr.ts";
+import { atSeedScale } from "../../../pipeline/lib/conditions.ts";
 
 // claims.json's shape: pipeline/schema/claims.schema.json and its generated types. `samebox publish`
 // checks each study's claims.json against it and carries it into studies.json (study.claims).
@@ -112,6 +113,22 @@ export interface ReplicatesView {
   perRun: Array<{ run_id: string; host: string; n: number; ratio: number; lo: number; hi: number; verdict: Verdict }>;
   /** replicates whose own interval decides otherwise than the combination: host type, that verdict, how many runs */
   contrary: Array<{ host: string; verdict: Verdict; runs: number }>;
+  /**
+   * The claim's other experiments (runs under other settings: data size, duration, threads, repeat counts, ...),
+   * newest first, each combined and judged, and whether its estimate disagrees with this one beyond both intervals.
+   */
+  others: Array<{
+    differs: Array<{ key: string; here: string; there: string }>;
+    k: number;
+    hosts: number;
+    ratio: number;
+    lo: number;
+    hi: number;
+    verdict: Verdict;
+    disagrees: boolean;
+  }>;
+  /** some other experiment's estimate disagrees with this one's beyond both intervals (replicates.ts experimentsDisagree) */
+  scaleDependent: boolean;
 }
 
 /** The claim's replicates in the experiment of its chosen run, combined and judged. */
@@ -145,6 +162,16 @@ function replicatesView(
     verdict: judge(b.combined),
   }));
   const intervalVerdict = judge(c);
+  const others = rep.others.map((o) => ({
+    differs: o.differs,
+    k: o.combined.k,
+    hosts: o.combined.hosts.length,
+    ratio: Math.exp(o.combined.m),
+    lo: Math.exp(o.combined.m - o.combined.h),
+    hi: Math.exp(o.combined.m + o.combined.h),
+    verdict: judge(o.combined),
+    disagrees: experimentsDisagree(c, o.combined),
+  }));
   const perRun = rep.runs.map((r) => {
     const h = tQuantile(0.975, r.n - 1) * r.se;
     return {
@@ -176,6 +203,8 @@ function replicatesView(
     runIds: rep.runs.map((r) => r.run_id),
     perRun,
     contrary: contraryRuns(perRun, hostDependent ? "undecided" : intervalVerdict),
+    others,
+    scaleDependent: others.some((o) => o.disagrees),
   };
 }
 
@@ -214,6 +243,26 @@ function acrossJudgement(x: ReplicatesView, runWhy: string): Partial<ClaimVerdic
     sdLog: undefined,
     why: `The verdict combines the ${x.k} runs of this experiment on ${hosts} (random effects, Hartung–Knapp): ${scoped}. The newest of them alone: ${runWhy}`,
   };
+}
+
+/**
+ * Whether a run measured the claim at the seed's scale (conditions.ts atSeedScale): its study env and the
+ * concurrency of the claim's counted records in it (the sides' own where the claim pins it).
+ */
+function seedScaleRun(study: Study, claim: Claim, run: RunManifest, byRun: Map<string, ResultRecord[]>): boolean {
+  const ws = claim.workload === "*" ? "*" : (claim.each_of ?? [claim.workload]);
+  const pinned = [claim.a.concurrency, claim.b.concurrency].filter((c): c is number => c !== undefined);
+  const concurrency = pinned.length
+    ? pinned
+    : (byRun.get(run.run_id) ?? [])
+        .filter(
+          (r) =>
+            r.metric === claim.metric &&
+            [claim.a.system, claim.b.system].includes(r.system) &&
+            (ws === "*" || ws.includes(r.workload)),
+        )
+        .map((r) => r.concurrency);
+  return atSeedScale(study, ws, { machine: run.machine, env: studyEnvOf(run, study.name), concurrency }) === true;
 }
 
 /** "a is `ratio` times better than b": a/b for higher-is-better metrics, b/a for lower-is-better. */
@@ -286,10 +335,17 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     runs,
   );
   const minRepetitions = MIN_REPETITIONS;
+  const countedByRun = new Map<string, ResultRecord[]>();
+  for (const r of counted) {
+    const g = countedByRun.get(r.run_id);
+    if (g) g.push(r);
+    else countedByRun.set(r.run_id, [r]);
+  }
   const rows = claims.claims.map((current): ClaimVerdict => {
     // a scale-dependent size is judged only from runs at the seed's scale (claims.json `scale`)
     const atScale = current.scale ? runs.filter((m) => !scaleShortfall(current, studyEnvOf(m, study.name))) : runs;
-    const chosen = chooseRun(current, atScale, counted);
+    // runs at the seed's scale (study.json seed_conditions rows marked scale) first: theirs is the verdict featured
+    const chosen = chooseRun(current, atScale, counted, {}, (m) => seedScaleRun(study, current, m, countedByRun));
     // Judged as the chosen run ran it: a claim edited since keeps, for an older run, the figures it was run against.
     const claim = chosen ? claimAsRun(current, chosen.run, study.name) : current;
     const publishedRatio = claim.published.ratio ?? orientedRatio(claim.published.a!, claim.published.b!, claim.better);
