@@ -169,6 +169,8 @@ export interface ClaimReplicates {
   combined?: Combined;
   /** per host type, when the replicates span several: that host type's own combination */
   byHost: Array<{ host: string; combined: Combined }>;
+  /** the claim's other experiments with a replicate, newest first */
+  others: OtherExperiment[];
 }
 
 /** One experiment of a claim other than a given one: its settings that differ, and its replicates combined. */
@@ -193,7 +195,7 @@ export function claimReplicates<R extends RunLike>(
   counted: Array<{ run_id: string; study: string; workload: string; system: string; concurrency: number }>,
   samplesOf: (run: R) => PairedSample[],
   minRepetitions: number,
-): (ClaimReplicates & { others: OtherExperiment[] }) | undefined {
+): ClaimReplicates | undefined {
   // a claim about each of several workloads has no one ratio per run to combine
   if (claim.each_of) return undefined;
   const key = (m: R) => runSettings(claim, study, m, counted);

@@ -3,43 +3,67 @@
 // and its records; the comparison itself is pipeline/lib/conditions.ts.
 import type { ResultRecord, RunManifest, Study } from "./data.ts";
 import type { ClaimVerdict } from "./verdicts.ts";
-import { appliesTo, conditionDifferences, conditionRow, type ConditionRow } from "../../../pipeline/lib/conditions.ts";
+import {
+  appliesTo,
+  atSeedScale,
+  conditionDifferences,
+  conditionRow,
+  type ConditionRow,
+} from "../../../pipeline/lib/conditions.ts";
+import type { Claim } from "../../../pipeline/schema/types.ts";
 import { studyEnvOf } from "../../../pipeline/lib/claim-run.ts";
 import { assessCells } from "../../../pipeline/lib/generator.ts";
 
 export type { ConditionRow };
 
-function claimWorkloads(row: ClaimVerdict): string[] | "*" {
-  const c = row.claim;
+function claimWorkloads(c: Claim): string[] | "*" {
   return c.workload === "*" ? "*" : (c.each_of ?? [c.workload]);
 }
 
-/** The concurrency the claim's cells ran at in its run: the sides' own when the claim pins it, else the records'. */
-function claimConcurrency(row: ClaimVerdict, study: string, records: ResultRecord[]): number[] {
-  const pinned = [row.claim.a.concurrency, row.claim.b.concurrency].filter((c): c is number => c !== undefined);
+/**
+ * The concurrency the claim's cells ran at in one run: the sides' own when the claim pins it, else that of the
+ * claim's measured records among `runRecords` (the run's records of the study).
+ */
+function claimConcurrency(claim: Claim, runRecords: ResultRecord[]): number[] {
+  const pinned = [claim.a.concurrency, claim.b.concurrency].filter((c): c is number => c !== undefined);
   if (pinned.length) return pinned;
-  const ws = claimWorkloads(row);
-  const systems = [row.claim.a.system, row.claim.b.system];
-  return records
+  const ws = claimWorkloads(claim);
+  const systems = [claim.a.system, claim.b.system];
+  return runRecords
     .filter(
       (r) =>
-        r.run_id === row.run?.run_id &&
-        r.study === study &&
         r.source === "measured" &&
-        r.metric === row.claim.metric &&
+        r.metric === claim.metric &&
         systems.includes(r.system) &&
         (ws === "*" || ws.includes(r.workload)),
     )
     .map((r) => r.concurrency);
 }
 
+/**
+ * Whether a run measured the claim at the seed's scale (pipeline/lib/conditions.ts atSeedScale), from its study env
+ * and the claim's concurrency among `runRecords` (the run's records of the study).
+ */
+export function runAtSeedScale(study: Study, claim: Claim, run: RunManifest, runRecords: ResultRecord[]): boolean {
+  const ctx = {
+    machine: run.machine,
+    env: studyEnvOf(run, study.name),
+    concurrency: claimConcurrency(claim, runRecords),
+  };
+  return atSeedScale(study, claimWorkloads(claim), ctx) === true;
+}
+
 /** Beside a verdict: the conditions that matter and differ from the seed's, read from the verdict's run (none without a run). */
 export function verdictConditions(study: Study, row: ClaimVerdict, records: ResultRecord[]): ConditionRow[] {
   if (!row.run) return [];
-  return conditionDifferences(study, claimWorkloads(row), {
+  const runId = row.run.run_id;
+  return conditionDifferences(study, claimWorkloads(row.claim), {
     machine: row.run.machine,
     env: studyEnvOf(row.run, study.name),
-    concurrency: claimConcurrency(row, study.name, records),
+    concurrency: claimConcurrency(
+      row.claim,
+      records.filter((r) => r.run_id === runId && r.study === study.name),
+    ),
     repetitions: row.n,
   });
 }
@@ -97,7 +121,7 @@ export function verdictGenerators(
   records: ResultRecord[],
 ): VerdictGenerators | undefined {
   if (!row.run) return undefined;
-  const ws = claimWorkloads(row);
+  const ws = claimWorkloads(row.claim);
   const sides = [row.claim.a, row.claim.b];
   const mine = records.filter(
     (r) =>

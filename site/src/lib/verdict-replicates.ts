@@ -69,20 +69,10 @@ export function replicatesView(
   anchor: RunManifest,
   runs: RunManifest[],
   counted: ResultRecord[],
+  countedByRun: Map<string, ResultRecord[]>,
 ): ReplicatesView | undefined {
-  const rep = claimReplicates(
-    claim,
-    study,
-    anchor,
-    runs,
-    counted,
-    (m) =>
-      pairedSamples(
-        counted.filter((r) => r.run_id === m.run_id),
-        claim,
-      ),
-    MIN_REPETITIONS,
-  );
+  const samplesOf = (m: RunManifest) => pairedSamples(countedByRun.get(m.run_id) ?? [], claim);
+  const rep = claimReplicates(claim, study, anchor, runs, counted, samplesOf, MIN_REPETITIONS);
   if (!rep?.combined) return undefined;
   const c = rep.combined;
   const judge = (x: typeof c) => judgeLogInterval(claim, { n: x.k, m: x.m, h: x.h, level: x.level }).verdict;

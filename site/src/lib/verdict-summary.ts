@@ -28,7 +28,7 @@ export function verdictSummary(studies: StudyVerdicts[]): VerdictSummary {
   return { claims, counts, directions, withoutInterval };
 }
 
-/** "14 reproduce, 23 do not reproduce, 4 undecided and 6 not measured" (zero counts left out). */
+/** "15 reproduces, 17 does not reproduce, 11 undecided and 4 not measured": the verdicts' names, zero counts left out. */
 export function countsText(counts: Record<Verdict, number>): string {
   const parts = VERDICTS.filter((v) => counts[v] > 0).map((v) => `${counts[v]} ${v}`);
   return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}` : (parts[0] ?? "none");

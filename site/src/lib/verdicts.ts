@@ -31,7 +31,7 @@ import { serverVariantLabel as label, stateOf } from "../../../pipeline/lib/serv
 import { specChanges } from "../../../pipeline/lib/claim-spec.ts";
 import { acrossJudgement, replicatesView, type ReplicatesView } from "./verdict-replicates.ts";
 import { benjaminiHochberg, decisionP } from "../../../pipeline/lib/fdr.ts";
-import { atSeedScale } from "../../../pipeline/lib/conditions.ts";
+import { runAtSeedScale } from "./conditions.ts";
 
 // claims.json's shape: pipeline/schema/claims.schema.json and its generated types. `samebox publish`
 // checks each study's claims.json against it and carries it into studies.json (study.claims).
@@ -80,26 +80,6 @@ export interface FdrMark {
   kept: boolean;
   /** how many of the study's claims were tested (judged with an interval) */
   tested: number;
-}
-
-/**
- * Whether a run measured the claim at the seed's scale (conditions.ts atSeedScale): its study env and the
- * concurrency of the claim's counted records in it (the sides' own where the claim pins it).
- */
-function seedScaleRun(study: Study, claim: Claim, run: RunManifest, byRun: Map<string, ResultRecord[]>): boolean {
-  const ws = claim.workload === "*" ? "*" : (claim.each_of ?? [claim.workload]);
-  const pinned = [claim.a.concurrency, claim.b.concurrency].filter((c): c is number => c !== undefined);
-  const concurrency = pinned.length
-    ? pinned
-    : (byRun.get(run.run_id) ?? [])
-        .filter(
-          (r) =>
-            r.metric === claim.metric &&
-            [claim.a.system, claim.b.system].includes(r.system) &&
-            (ws === "*" || ws.includes(r.workload)),
-        )
-        .map((r) => r.concurrency);
-  return atSeedScale(study, ws, { machine: run.machine, env: studyEnvOf(run, study.name), concurrency }) === true;
 }
 
 /** "a is `ratio` times better than b": a/b for higher-is-better metrics, b/a for lower-is-better. */
@@ -182,7 +162,9 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
     // a scale-dependent size is judged only from runs at the seed's scale (claims.json `scale`)
     const atScale = current.scale ? runs.filter((m) => !scaleShortfall(current, studyEnvOf(m, study.name))) : runs;
     // runs at the seed's scale (study.json seed_conditions rows marked scale) first: theirs is the verdict featured
-    const chosen = chooseRun(current, atScale, counted, {}, (m) => seedScaleRun(study, current, m, countedByRun));
+    const chosen = chooseRun(current, atScale, counted, {}, (m) =>
+      runAtSeedScale(study, current, m, countedByRun.get(m.run_id) ?? []),
+    );
     // Judged as the chosen run ran it: a claim edited since keeps, for an older run, the figures it was run against.
     const claim = chosen ? claimAsRun(current, chosen.run, study.name) : current;
     const publishedRatio = claim.published.ratio ?? orientedRatio(claim.published.a!, claim.published.b!, claim.better);
@@ -214,7 +196,7 @@ export function studyVerdicts(study: Study, runs: RunManifest[], records: Result
       why += ` No run measured both sides ${minRepetitions} times; this run has the most paired repetitions of the ${chosen.measuredRuns === 1 ? "one run" : `${chosen.measuredRuns} runs`} that measured both (the newest on a tie; runs are never pooled).`;
     }
     const changed = specChanges(claim, current);
-    const replicates = replicatesView(claim, study.name, chosen.run, runs, counted);
+    const replicates = replicatesView(claim, study.name, chosen.run, runs, counted, countedByRun);
     const across = replicates && replicates.k >= 2 ? acrossJudgement(replicates, why) : undefined;
     return {
       ...j,
