@@ -3,6 +3,7 @@
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../lib/errors.ts";
+import { hostType } from "../lib/replicates.ts";
 import { repoRoot, runsDir } from "../lib/paths.ts";
 import type { RunManifest } from "../schema/types.ts";
 import { gitInfo, toolVersions } from "./machine.ts";
@@ -123,4 +124,27 @@ export async function newManifest(
       noisy: 0,
     },
   };
+}
+
+/**
+ * A run is continued only on the host type it began on (replicates.ts hostType): a paired repetition compares
+ * systems measured on one host, and the replicate analysis takes each run as one host's replicate. On another
+ * host the finished part stays a replicate of its own (an interrupted run's finished comparisons are counted)
+ * and what is left is a new run. Returns the host type, recorded with the resume.
+ */
+export function refuseOtherHost(
+  runId: string,
+  began: Pick<RunManifest["machine"], "cpu_model" | "kernel">,
+  here: Pick<RunManifest["machine"], "cpu_model" | "kernel">,
+  unfinishedStudies: string[],
+): string {
+  const before = hostType(began);
+  const now = hostType(here);
+  if (before !== now)
+    throw new UserError(
+      `run ${runId} began on ${before}; this machine is ${now}. A paired comparison never spans two hosts, so a run ` +
+        `is continued only on the host it began on. Start a new run for what is left (samebox run --profile <profile> ` +
+        `--studies ${unfinishedStudies.join(",") || "<studies>"}); the cells ${runId} finished stay its own replicate`,
+    );
+  return now;
 }

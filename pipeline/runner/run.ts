@@ -35,7 +35,7 @@ import { machineInfo } from "./machine.ts";
 import { Progress } from "./progress.ts";
 import { sequentialStudy } from "./sequential.ts";
 import { acquireRunLock } from "./run-lock.ts";
-import { defaultNoiseGuard, MAX_ATTEMPTS, newManifest, checkBeforeRun } from "./run-start.ts";
+import { defaultNoiseGuard, MAX_ATTEMPTS, newManifest, checkBeforeRun, refuseOtherHost } from "./run-start.ts";
 import { cleanupsWithoutSystem, lifecycleKey, newLifecycle, runVisit } from "./visit.ts";
 
 // The plan's pieces are imported from here by the CLI, estimate and tests.
@@ -298,6 +298,8 @@ async function continueRun(
   opts: RunOptions,
   log: (s: string) => void,
 ): Promise<RunResult> {
+  const left = (m.cells as Cell[]).filter((c) => pending(c) || c.reason === INTERRUPTED_BEFORE);
+  const host = refuseOtherHost(runId, m.machine, await machineInfo(), [...new Set(left.map((c) => c.study))]);
   const po = m.plan_options;
   if (!po?.profile)
     throw new UserError(
@@ -320,6 +322,7 @@ async function continueRun(
   m.resumed.push({
     at: new Date().toISOString(),
     pending: pendingCount,
+    host,
     reason:
       m.status === "running"
         ? `runner died: ${dead}`

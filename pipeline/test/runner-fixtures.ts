@@ -54,7 +54,8 @@ export type Manifest = {
     }
   >;
   noise_guard?: { flagged: number; reruns: number; noisy: number; before_run?: Record<string, unknown> };
-  resumed?: unknown[];
+  resumed?: Array<{ at: string; pending: number; host?: string }>;
+  machine: { cpu_model: string; kernel?: string };
 };
 export const manifestOf = (data: string, id: string): Manifest =>
   JSON.parse(readFileSync(path.join(data, "runs", id, "manifest.json"), "utf8"));

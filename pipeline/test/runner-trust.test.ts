@@ -198,9 +198,21 @@ test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume e
     /is no longer running: the run was interrupted; continue it with: samebox run --resume 20260101T000000Z-resume/,
   );
 
+  // on another host type the run is not continued: a paired repetition never spans two hosts
+  const raw = readFileSync(mfile, "utf8");
+  const elsewhere = JSON.parse(raw) as Manifest;
+  elsewhere.machine.cpu_model = "Other Vendor CPU";
+  writeFileSync(mfile, JSON.stringify(elsewhere));
+  const refused = cli(["run", "--resume", id], env);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /began on Other Vendor CPU.*; this machine is .*--studies toy\b/s);
+  assert.equal(manifestOf(data, id).resumed, undefined, "a refused resume changes nothing");
+  writeFileSync(mfile, raw);
+
   const r = cli(["run", "--resume", id], env);
   assert.equal(r.code, 0, r.stderr);
   const m = manifestOf(data, id);
+  assert.equal(m.resumed?.[0].host?.startsWith(m.machine.cpu_model), true, "the resume records its host type");
   assert.equal(m.status, "complete");
   assert.equal(m.cells.length, 6);
   assert.deepEqual(

@@ -263,6 +263,10 @@ export interface RunManifest {
     at: string;
     pending: number;
     reason?: string;
+    /**
+     * the host type the run was continued on (CPU model and kernel build); always the one it began on, because a run is never continued on another host
+     */
+    host?: string;
   }[];
   /**
    * claim-driven repetitions per study: after the base repetitions every claim is judged; undecided claims get more paired repetitions of just their cells until decided or the budget is spent
