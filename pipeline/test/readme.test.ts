@@ -1,6 +1,7 @@
 // The README is a new user's only guide: every path it names exists, every command and option it
-// shows is one the CLI accepts, its study table lists exactly the study folders, and the test suites
-// it points at exist (a README once said "built to dist/" where the site is built to site/dist/).
+// shows is one the CLI accepts, its study table lists exactly the study folders, the test suites it
+// points at exist, every time it gives is a profile's measured time, and it stays an entry (under 150
+// lines, no issue numbers).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -80,4 +81,39 @@ test("every profile, samebox command and test suite the README names exists", ()
         `README runs suites '${prefix}': none starts so`,
       );
   }
+});
+
+/** Times the README gives ("N min", "N h") that are not some profile's `measured.minutes` named beside them. */
+export function unsourcedTimes(text: string, measured: Record<string, number>): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?) ?(min|minutes|h|hours)\b/g)) {
+    const minutes = Number(m[1]) * (m[2].startsWith("h") ? 60 : 1);
+    const near = text.slice(m.index, m.index + 240);
+    const sourced = Object.entries(measured).some(
+      ([name, value]) => value === minutes && near.includes(`pipeline/profiles/${name}.json`),
+    );
+    if (!sourced) out.push(m[0]);
+  }
+  return out;
+}
+
+test("every time the README gives is a profile's measured time, named beside it", () => {
+  const measured: Record<string, number> = {};
+  for (const f of readdirSync(path.join(repoRoot, "pipeline/profiles")).filter((f) => f.endsWith(".json"))) {
+    const p = JSON.parse(readFileSync(path.join(repoRoot, "pipeline/profiles", f), "utf8"));
+    if (p.measured) measured[f.replace(/\.json$/, "")] = p.measured.minutes;
+  }
+  assert.deepEqual(unsourcedTimes(readme, measured), []);
+  assert.deepEqual(unsourcedTimes("takes about 8 min on 2 cores", measured), ["8 min"], "the check can fail");
+  assert.deepEqual(
+    unsourcedTimes("takes 1.0 min (`measured` in `pipeline/profiles/quick.json`)", { quick: 2 }),
+    ["1.0 min"],
+    "a time that differs from the profile's is caught",
+  );
+});
+
+test("the README is an entry: under 150 lines, no issue numbers", () => {
+  const lines = readme.split("\n").length - (readme.endsWith("\n") ? 1 : 0);
+  assert.ok(lines < 150, `README has ${lines} lines`);
+  assert.deepEqual(readme.match(/\bissues? #?\d+|(?<![\w&/])#\d+\b/gi) ?? [], []);
 });
