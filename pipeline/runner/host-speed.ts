@@ -22,7 +22,7 @@ export const MIN_REFERENCE_CELLS = 20;
 export interface HostReference {
   run_id: string;
   host_probe_ms: number;
-  /** the reference run's machine.cpu_identity (runs before 2026-11-29 recorded none) */
+  /** the reference run's machine.cpu_identity (absent in runs that recorded none) */
   cpu_identity?: string;
 }
 

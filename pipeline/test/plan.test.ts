@@ -145,7 +145,7 @@ test("a profile's context cells are checked: they need cells \"claims\" and name
   const write = (edit: (a: Record<string, unknown>) => void) => {
     const p = structuredClone(base);
     p.studies = { analytical: p.studies.analytical };
-    // SQLite and MariaDB on six cached batch workloads, hot: the context quick measured until 2026-11-28
+    // SQLite and MariaDB on six cached batch workloads, hot: a context of the analytical study
     p.studies.analytical.systems.push("sqlite", "mariadb");
     p.studies.analytical.context = {
       systems: ["sqlite", "mariadb"],
