@@ -282,10 +282,6 @@ data "aws_iam_policy_document" "bench" {
     }
   }
 
-  # The S3 backend first asks for runs/<run-id>.tfstate with HeadObject, which carries no
-  # s3:prefix, so a ListBucket conditioned on a prefix does not apply to it: without ListBucket
-  # on the bucket itself S3 answers a missing key 403 instead of 404, which Terraform treats as
-  # fatal. The state bucket holds only terraform states, so listing its key names reveals nothing.
   # terraform/run: every box's one-time expiry schedule, in the project's group, acting through the expiry role.
   statement {
     sid       = "ManageBoxExpirySchedules"
@@ -304,6 +300,10 @@ data "aws_iam_policy_document" "bench" {
     }
   }
 
+  # The S3 backend first asks for runs/<run-id>.tfstate with HeadObject, which carries no
+  # s3:prefix, so a ListBucket conditioned on a prefix does not apply to it: without ListBucket
+  # on the bucket itself S3 answers a missing key 403 instead of 404, which Terraform treats as
+  # fatal. The state bucket holds only terraform states, so listing its key names reveals nothing.
   statement {
     sid       = "StateList"
     actions   = ["s3:ListBucket"]
