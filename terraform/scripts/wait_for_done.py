@@ -41,20 +41,30 @@ def read_marker(s3, bucket: str, key: str) -> dict | None:
     return json.loads(body)
 
 
+def described(ec2, instance_ids: list[str]) -> list[dict]:
+    """The watched instances EC2 still knows. About an hour after termination, describing an instance by id
+    fails with InvalidInstanceID.NotFound (for the whole call): that box is gone, so it is left out."""
+    try:
+        reservations = ec2.describe_instances(InstanceIds=instance_ids)["Reservations"]
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "InvalidInstanceID.NotFound":
+            raise
+        return [i for one in instance_ids for i in described(ec2, [one])] if len(instance_ids) > 1 else []
+    return [i for r in reservations for i in r["Instances"]]
+
+
 def instances_gone(ec2, instance_ids: list[str]) -> bool:
+    """Every watched instance shutting down, terminated or forgotten by EC2."""
     if not instance_ids:
         return False
-    reservations = ec2.describe_instances(InstanceIds=instance_ids)["Reservations"]
-    states = [i["State"]["Name"] for r in reservations for i in r["Instances"]]
-    return bool(states) and all(state in GONE_STATES for state in states)
+    return all(i["State"]["Name"] in GONE_STATES for i in described(ec2, instance_ids))
 
 
 def seconds_since_launch(ec2, instance_ids: list[str]) -> float:
     """How long ago the earliest watched instance was launched (0 when unknown)."""
     if ec2 is None or not instance_ids:
         return 0.0
-    reservations = ec2.describe_instances(InstanceIds=instance_ids)["Reservations"]
-    launched = [i["LaunchTime"] for r in reservations for i in r["Instances"] if i.get("LaunchTime")]
+    launched = [i["LaunchTime"] for i in described(ec2, instance_ids) if i.get("LaunchTime")]
     return max((datetime.now(timezone.utc) - min(launched)).total_seconds(), 0.0) if launched else 0.0
 
 

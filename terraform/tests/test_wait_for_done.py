@@ -151,3 +151,49 @@ def test_a_started_box_is_waited_for_past_the_heartbeat_bound(s3, moto_endpoint,
     s3.put_object(Bucket=bucket, Key=PREFIX + "started.json", Body=b'{"marker": "started"}')
     result = wait_cli(moto_endpoint, script_env, bucket, "--timeout-minutes", "0.03", "--started-within-minutes", "0.005")
     assert result.returncode == 3, "alive: the wait runs to its own bound, not the heartbeat's"
+
+
+def forgotten_ec2(times):
+    """EC2 as it answers, about an hour after termination, a describe of the instance by id: InvalidInstanceID.NotFound."""
+    import boto3
+    from botocore.stub import Stubber
+
+    client = boto3.client("ec2", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x")
+    stubber = Stubber(client)
+    for _ in range(times):
+        stubber.add_client_error("describe_instances", service_error_code="InvalidInstanceID.NotFound",
+                                 service_message="The instance ID 'i-0123456789abcdef0' does not exist", http_status_code=400)
+    stubber.activate()
+    return client
+
+
+def test_an_instance_ec2_no_longer_knows_is_gone():
+    """moto keeps terminated instances, so the NotFound is stubbed: the wait ends as 'gone' (exit 4) after its grace,
+    not as 10 failed polls (exit 5)."""
+    import wait_for_done
+    s3 = stubbed_s3([("error", "NoSuchKey", 404)] * 4)
+    clock, sleep = fake_clock()
+    code, marker = wait_for_done.wait(s3, forgotten_ec2(4), "b", "k/done.json", ["i-0123456789abcdef0"], 3600, 60, 180,
+                                      clock=clock, sleep=sleep)
+    assert (code, marker) == (4, None)
+    assert wait_for_done.seconds_since_launch(forgotten_ec2(1), ["i-0123456789abcdef0"]) == 0.0
+
+
+def test_one_forgotten_instance_does_not_make_a_running_one_gone():
+    """NotFound fails the whole describe: each id is asked alone, and a running one keeps the wait going."""
+    import boto3
+    import wait_for_done
+    from botocore.stub import Stubber
+
+    ec2 = boto3.client("ec2", region_name=REGION, aws_access_key_id="x", aws_secret_access_key="x")
+    stubber = Stubber(ec2)
+    ids = ["i-0000000000000000a", "i-0000000000000000b"]
+    stubber.add_client_error("describe_instances", service_error_code="InvalidInstanceID.NotFound", http_status_code=400,
+                             expected_params={"InstanceIds": ids})
+    stubber.add_client_error("describe_instances", service_error_code="InvalidInstanceID.NotFound", http_status_code=400,
+                             expected_params={"InstanceIds": ids[:1]})
+    stubber.add_response("describe_instances", {"Reservations": [{"Instances": [
+        {"InstanceId": ids[1], "State": {"Code": 16, "Name": "running"}}]}]}, {"InstanceIds": ids[1:]})
+    stubber.activate()
+    assert wait_for_done.instances_gone(ec2, ids) is False
+    stubber.assert_no_pending_responses()
