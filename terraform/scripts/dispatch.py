@@ -42,6 +42,10 @@ TERMINATED_WHEN_FOUND = {"never started", "expired", "silent"}
 # (run-on-box.sh start_uploader), so heartbeats are at most ~20 min apart; after the last one the final
 # upload (within the 15 min upload margin) may still run. 60 min of silence is none of those.
 SILENT_AFTER = timedelta(minutes=60)
+# Each launch is a terraform init + apply (a few minutes) run one after another in the tick's job, whose
+# timeout is 30 minutes (bench.yml launch, collect.yml tick): a tick launches at most this many, the rest at
+# the next tick, so no job is killed in the middle of an apply.
+LAUNCHES_PER_TICK = 8
 
 
 class InputError(ValueError):
@@ -241,6 +245,9 @@ def tick(s3, ec2, quotas, bucket: str, max_boxes: int, now: datetime, project: s
         need = cpus(view["instance_type"])
         if count >= max_boxes:
             waiting = f"{count} instances live, SAMEBOX_MAX_BOXES is {max_boxes}"
+            break
+        if len(launch) >= LAUNCHES_PER_TICK:
+            waiting = f"{len(launch)} launches this tick (at most {LAUNCHES_PER_TICK}, each a terraform apply in one job); the rest at the next tick"
             break
         if live_vcpus + need > quota:
             waiting = (f"{live_vcpus} vCPUs live + {need} ({view['instance_type']}) > the account's quota of {quota:.0f} "

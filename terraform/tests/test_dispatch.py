@@ -80,6 +80,22 @@ def test_max_boxes_caps_live_instances_not_jobs(ec2, s3, bucket):
     assert [e["run_id"] for e in later["launch"]] == [f"{name}-analytical-4of17"]
 
 
+def test_one_tick_launches_no_more_than_its_job_can_apply(ec2, s3, bucket):
+    """Each launch is a terraform apply in the tick's job (30 min): SAMEBOX_MAX_BOXES 20 with 12 shares queued
+    launches LAUNCHES_PER_TICK now and the rest at the next tick, not a job killed half-way through its applies."""
+    name = "20300101T120000Z-full-c6a-4xlarge"
+    record(s3, bucket, name, 12)
+    first = dispatch.tick(s3, ec2, Quotas(4800), bucket, 20, NOW, only=name)
+    assert dispatch.LAUNCHES_PER_TICK == 8
+    assert [e["run_id"] for e in first["launch"]] == [f"{name}-analytical-{k}of12" for k in range(1, 9)]
+    assert "8 launches this tick" in first["waiting"]
+    for entry in first["launch"]:
+        boot(ec2, s3, bucket, entry)
+    later = dispatch.tick(s3, ec2, Quotas(4800), bucket, 20, NOW + timedelta(minutes=10), only=name)
+    assert [e["run_id"] for e in later["launch"]] == [f"{name}-analytical-{k}of12" for k in range(9, 13)]
+    assert later["waiting"] is None
+
+
 def test_instances_of_other_dispatches_count_too(ec2, s3, bucket):
     other = "20291231T120000Z-quick-c6a-4xlarge"
     boot(ec2, s3, bucket, matrix(other, 1)[0], dispatch_name=other)
