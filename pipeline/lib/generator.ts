@@ -5,8 +5,10 @@
 //   could not keep its schedule measured a different load than the one compared). The cell is kept and
 //   shown, and left out of verdicts.
 // - saturated (isolated cells: the run verb gave the generator CPUs of its own, recorded as loadgen_cpus):
-//   the generator kept at least SATURATED of those CPUs busy over the measured window, so it, not the
-//   server, set the rate. Excluded as above.
+//   the generator's CPU set was at least SATURATED busy over the measured window, so the generator's side,
+//   not the server, set the rate. Excluded as above. The set's busy share counts the generator and the
+//   dependencies the run verb pins beside it (mcp-servers' Redis and API service, DEPENDENCY_CPU_METRICS):
+//   they take the generator's share of that set, and the server's CPUs stay partly idle while it is full.
 // - generator-bound (shared cells): the generator spent at least as much CPU per call as the server it
 //   measured while the two shared the machine's cores. The figure then says partly how much CPU the server
 //   left to the generator; it stays (it is the seed's method where the seed's tool is the generator) and is
@@ -16,8 +18,10 @@ import { runCellKey } from "./servers.ts";
 
 /** More than this fraction of planned calls dropped leaves a cell out of verdicts. */
 export const DROP_LIMIT = 0.01;
-/** An isolated generator at least this busy on its own CPUs was the bottleneck. */
+/** An isolated generator's CPU set at least this busy was the bottleneck. */
 export const SATURATED = 0.9;
+/** CPU per 1,000 calls of the dependencies an isolated run pins with the generator (mcp-servers/_lib.sh). */
+export const DEPENDENCY_CPU_METRICS = ["redis_cpu_per_1k_calls", "api_cpu_per_1k_calls"];
 
 export interface GeneratorAssessment {
   /** The generator's CPU per call sent, µs (loadgen_cpu_per_call, else client_cpu_per_call). */
@@ -26,6 +30,8 @@ export interface GeneratorAssessment {
   serverCpuPerCallUs?: number;
   /** The generator's CPU over the measured window, % of one core. */
   generatorCpuPct?: number;
+  /** Isolated: the generator's and its pinned dependencies' CPU over the measured window, % of one core. */
+  generatorSetCpuPct?: number;
   /** Calls the open loop planned but never sent, as a fraction of the planned ones; 0 for a closed loop. */
   droppedFraction?: number;
   /** Calls sent ÷ calls planned (1 − droppedFraction). */
@@ -54,7 +60,7 @@ export function assessGenerator(cellRecords: ResultRecord[]): GeneratorAssessmen
   // mcp-load counts a dropped arrival in calls (as an error): the planned calls are the calls.
   const droppedFraction = dropped !== undefined && calls ? dropped / calls : dropped !== undefined ? 0 : undefined;
   const ownCpus = v("loadgen_cpus");
-  const busy = v("loadgen_cpu_util");
+  const busy = ownCpus === undefined ? undefined : generatorSetBusy(v);
   const saturated = ownCpus !== undefined && busy !== undefined && busy >= 100 * SATURATED * ownCpus;
   const dropping = droppedFraction !== undefined && droppedFraction > DROP_LIMIT;
   const excluded = dropping || saturated;
@@ -62,7 +68,7 @@ export function assessGenerator(cellRecords: ResultRecord[]): GeneratorAssessmen
   const reasons: string[] = [];
   if (saturated)
     reasons.push(
-      `the generator kept its ${ownCpus} CPU${ownCpus === 1 ? "" : "s"} ${Math.round(busy!)} % busy (at least ${100 * SATURATED} % of ${100 * ownCpus!} %): saturated, left out of verdicts`,
+      `the generator and the dependencies beside it kept its ${ownCpus} CPU${ownCpus === 1 ? "" : "s"} ${Math.round(busy!)} % busy (at least ${100 * SATURATED} % of ${100 * ownCpus!} %): saturated, left out of verdicts`,
     );
   if (dropping)
     reasons.push(
@@ -76,6 +82,7 @@ export function assessGenerator(cellRecords: ResultRecord[]): GeneratorAssessmen
     ...(gen !== undefined ? { generatorCpuPerCallUs: gen } : {}),
     ...(server !== undefined ? { serverCpuPerCallUs: server } : {}),
     ...(v("loadgen_cpu_util") !== undefined ? { generatorCpuPct: v("loadgen_cpu_util") } : {}),
+    ...(busy !== undefined ? { generatorSetCpuPct: busy } : {}),
     ...(droppedFraction !== undefined ? { droppedFraction, achievedOfPlanned: 1 - droppedFraction } : {}),
     ...(ownCpus !== undefined ? { generatorCpus: ownCpus } : {}),
     saturated,
@@ -83,6 +90,18 @@ export function assessGenerator(cellRecords: ResultRecord[]): GeneratorAssessmen
     excluded,
     ...(reasons.length ? { reason: reasons.join("; ") } : {}),
   };
+}
+
+/**
+ * % of one core the generator's CPU set was busy: the generator's own loadgen_cpu_util plus each pinned
+ * dependency's CPU per 1,000 calls at the cell's call rate (throughput, calls/s over the same window).
+ */
+function generatorSetBusy(v: (metric: string) => number | undefined): number | undefined {
+  const own = v("loadgen_cpu_util");
+  if (own === undefined) return undefined;
+  const rate = v("throughput");
+  const deps = DEPENDENCY_CPU_METRICS.map((m) => v(m) ?? 0).reduce((a, b) => a + b, 0);
+  return rate === undefined ? own : own + (deps * rate) / 10;
 }
 
 /** The key of the cell a record of run RUN_ID belongs to (servers.ts runCellKey). */

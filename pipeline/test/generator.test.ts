@@ -51,12 +51,31 @@ test("an isolated generator at least 90 % busy on its own CPUs is saturated and 
   assert.equal(cell(95, 1).excluded, true);
   assert.match(
     cell(95, 1).reason!,
-    /kept its 1 CPU 95 % busy \(at least 90 % of 100 %\): saturated, left out of verdicts/,
+    /and the dependencies beside it kept its 1 CPU 95 % busy \(at least 90 % of 100 %\): saturated, left out of verdicts/,
   );
   assert.equal(cell(95, 2).saturated, false, "95 % of one core is not 90 % of two");
   assert.equal(cell(89, 1).excluded, false);
   assert.equal(cell(50, 1).generatorBound, false, "its own CPUs: the server's share is not taken");
   assert.equal(cell(50, 1).generatorCpus, 1);
+});
+
+test("the dependencies pinned beside an isolated generator count in its CPU set's busy share", () => {
+  // k6 57 % of CPU 0, Redis 0.1 s and the API service 0.35 s per 1,000 calls at 800 calls/s: 57 + 36 = 93 %
+  const cell = (throughput: number) =>
+    assessGenerator([
+      metric("loadgen_cpu_per_call", 712),
+      metric("server_cpu_per_1k_calls", 0.38),
+      metric("loadgen_cpu_util", 57),
+      metric("loadgen_cpus", 1),
+      metric("redis_cpu_per_1k_calls", 0.1),
+      metric("api_cpu_per_1k_calls", 0.35),
+      metric("throughput", throughput),
+    ])!;
+  assert.equal(Math.round(cell(800).generatorSetCpuPct!), 93);
+  assert.equal(cell(800).saturated, true);
+  assert.equal(cell(800).excluded, true);
+  assert.equal(cell(600).saturated, false, "57 + 27 = 84 % < 90 %");
+  assert.equal(cell(600).generatorCpuPct, 57);
 });
 
 test("a cell whose generator dropped too much is left out of the verdict: n counts the other repetitions only", () => {
