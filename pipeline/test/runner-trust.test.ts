@@ -153,6 +153,19 @@ test("sequential: a claim whose ratio sits on a bound gets no repetitions (look 
   assert.equal(seq.claims[0].verdict, "undecided");
 });
 
+/** On another host type a run is not continued (a paired repetition never spans two hosts), and nothing changes. */
+function refusedOnAnotherHost(mfile: string, id: string, data: string, env: Record<string, string>): void {
+  const raw = readFileSync(mfile, "utf8");
+  const elsewhere = JSON.parse(raw) as Manifest;
+  elsewhere.machine.cpu_model = "Other Vendor CPU";
+  writeFileSync(mfile, JSON.stringify(elsewhere));
+  const refused = cli(["run", "--resume", id], env);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /began on Other Vendor CPU.*; this machine is .*--studies toy\b/s);
+  assert.equal(manifestOf(data, id).resumed, undefined, "a refused resume changes nothing");
+  writeFileSync(mfile, raw);
+}
+
 test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume ends with every planned cell done once", {
   timeout: 240_000,
 }, async () => {
@@ -198,16 +211,7 @@ test("resume: a runner killed with SIGKILL mid-run is recognised, and --resume e
     /is no longer running: the run was interrupted; continue it with: samebox run --resume 20260101T000000Z-resume/,
   );
 
-  // on another host type the run is not continued: a paired repetition never spans two hosts
-  const raw = readFileSync(mfile, "utf8");
-  const elsewhere = JSON.parse(raw) as Manifest;
-  elsewhere.machine.cpu_model = "Other Vendor CPU";
-  writeFileSync(mfile, JSON.stringify(elsewhere));
-  const refused = cli(["run", "--resume", id], env);
-  assert.equal(refused.code, 2);
-  assert.match(refused.stderr, /began on Other Vendor CPU.*; this machine is .*--studies toy\b/s);
-  assert.equal(manifestOf(data, id).resumed, undefined, "a refused resume changes nothing");
-  writeFileSync(mfile, raw);
+  refusedOnAnotherHost(mfile, id, data, env);
 
   const r = cli(["run", "--resume", id], env);
   assert.equal(r.code, 0, r.stderr);
