@@ -108,7 +108,25 @@ for (const r of records)
   if (r.source === "measured" && r.t === null)
     (measuredByRun.get(r.run_id) ?? measuredByRun.set(r.run_id, []).get(r.run_id)!).push(r);
 
-/** A claim's paired repetitions in one run (only ok cells count). */
+/**
+ * Whether a cell's load generator is left out of verdicts, from its records: more than 1 % of its planned calls
+ * dropped, or (isolated: loadgen_cpus recorded) its CPU set at least 90 % busy, counting the generator's own
+ * loadgen_cpu_util and Redis's and the API service's CPU per 1,000 calls at the cell's throughput.
+ */
+function generatorExcluded(rs: Rec[]): boolean {
+  const v = (m: string) => rs.find((r) => r.metric === m)?.value;
+  const calls = v("calls");
+  const dropped = v("dropped");
+  if (dropped !== undefined && calls && dropped / calls > 0.01) return true;
+  const cpus = v("loadgen_cpus");
+  const own = v("loadgen_cpu_util");
+  if (cpus === undefined || own === undefined) return false;
+  const deps = (v("redis_cpu_per_1k_calls") ?? 0) + (v("api_cpu_per_1k_calls") ?? 0);
+  const rate = v("throughput");
+  return own + (rate === undefined ? 0 : (deps * rate) / 10) >= 90 * cpus;
+}
+
+/** A claim's paired repetitions in one run (only ok cells count, and none whose generator is excluded). */
 function pairsIn(study: string, c: Claim, m: (typeof runs)[number]) {
   // a cell's variant is <server>-<state> where it names a server; its records carry the server and the state
   const state = (x: { server?: string; variant: string }) =>
@@ -118,9 +136,14 @@ function pairsIn(study: string, c: Claim, m: (typeof runs)[number]) {
       .filter((x) => x.status === "ok" && x.study === study)
       .map((x) => `${x.workload}|${x.system}|${x.server ?? ""}|${state(x)}|${x.concurrency}|${x.repetition}`),
   );
+  const cellOf = (r: Rec) => `${r.workload}|${r.system}|${r.server}|${r.variant}|${r.concurrency}|${r.repetition}`;
+  const byCell = new Map<string, Rec[]>();
+  for (const r of measuredByRun.get(m.run_id) ?? [])
+    if (r.study === study) (byCell.get(cellOf(r)) ?? byCell.set(cellOf(r), []).get(cellOf(r))!).push(r);
   const counted = (measuredByRun.get(m.run_id) ?? []).filter(
     (r) =>
       r.study === study &&
+      !generatorExcluded(byCell.get(cellOf(r))!) &&
       r.metric === c.metric &&
       (c.workload === "*" || r.workload === c.workload) &&
       ok.has(`${r.workload}|${r.system}|${r.server}|${r.variant}|${r.concurrency}|${r.repetition}`),
