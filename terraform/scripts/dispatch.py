@@ -30,6 +30,7 @@ import boto3
 from botocore.exceptions import ClientError
 
 import quota_check
+from ec2_known import described
 
 ROOT = "runs/dispatches/"
 DISPATCH = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[a-z0-9-]+$")
@@ -121,17 +122,8 @@ def silence(s3, bucket: str, prefix: str, now: datetime, silent_after: timedelta
 
 
 def instance_states(ec2, instance_id: str | None) -> list[str]:
-    """The instance's state; none once EC2 has forgotten it: about an hour after termination, describing
-    it by id fails with InvalidInstanceID.NotFound, and that box is gone, not an error of every later tick."""
-    if not instance_id:
-        return []
-    try:
-        reservations = ec2.describe_instances(InstanceIds=[instance_id])["Reservations"]
-    except ClientError as error:
-        if error.response["Error"]["Code"] == "InvalidInstanceID.NotFound":
-            return []
-        raise
-    return [i["State"]["Name"] for r in reservations for i in r["Instances"]]
+    """The instance's state; none once EC2 has forgotten it (ec2_known.described)."""
+    return [i["State"]["Name"] for i in described(ec2, [instance_id])] if instance_id else []
 
 
 def share_status(s3, ec2, launched: dict | None, now: datetime, started_within: timedelta, cancelled: bool,

@@ -22,6 +22,8 @@ from datetime import datetime, timezone
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
+from ec2_known import described
+
 GONE_STATES = {"shutting-down", "terminated"}
 # The bench role may list the results bucket only under boxes/*, and S3 answers a GET of a missing
 # key with 403 (not 404) to a caller who cannot list it: a marker not written yet can look like
@@ -39,18 +41,6 @@ def read_marker(s3, bucket: str, key: str) -> dict | None:
             return None
         raise
     return json.loads(body)
-
-
-def described(ec2, instance_ids: list[str]) -> list[dict]:
-    """The watched instances EC2 still knows. About an hour after termination, describing an instance by id
-    fails with InvalidInstanceID.NotFound (for the whole call): that box is gone, so it is left out."""
-    try:
-        reservations = ec2.describe_instances(InstanceIds=instance_ids)["Reservations"]
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "InvalidInstanceID.NotFound":
-            raise
-        return [i for one in instance_ids for i in described(ec2, [one])] if len(instance_ids) > 1 else []
-    return [i for r in reservations for i in r["Instances"]]
 
 
 def instances_gone(ec2, instance_ids: list[str]) -> bool:
